@@ -1,0 +1,77 @@
+"""precis: instant, exact, traceable compaction and memory for long LLM-agent conversations.
+
+The public API is what ``__all__`` lists; everything in modules starting with ``_`` is private.
+"""
+
+from __future__ import annotations
+
+from precis._version import __version__
+from precis.errors import (
+    ConfigError,
+    EmptyInputError,
+    EncodingError,
+    FormatError,
+    InputError,
+    InputNotFoundError,
+    InputTooLargeError,
+    JSONSyntaxError,
+    MissingDependencyError,
+    NestingTooDeepError,
+    PrecisError,
+    SelectionError,
+    TokenizerError,
+    UnknownFormatError,
+)
+from precis.formats import Collection, load, load_all
+from precis.model import (
+    Conversation,
+    ConversationInfo,
+    Image,
+    Message,
+    Part,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+)
+from precis.paths import precis_home
+from precis.segment import Fragment, Provenance, Round, Segmentation, segment
+from precis.tokens import TokenCounter, get_counter
+
+__all__ = [
+    "Collection",
+    "ConfigError",
+    "Conversation",
+    "ConversationInfo",
+    "EmptyInputError",
+    "EncodingError",
+    "FormatError",
+    "Fragment",
+    "Image",
+    "InputError",
+    "InputNotFoundError",
+    "InputTooLargeError",
+    "JSONSyntaxError",
+    "Message",
+    "MissingDependencyError",
+    "NestingTooDeepError",
+    "Part",
+    "PrecisError",
+    "Provenance",
+    "Round",
+    "Segmentation",
+    "SelectionError",
+    "Text",
+    "Thinking",
+    "TokenCounter",
+    "TokenizerError",
+    "ToolCall",
+    "ToolResult",
+    "UnknownFormatError",
+    "__version__",
+    "get_counter",
+    "load",
+    "load_all",
+    "precis_home",
+    "segment",
+]

@@ -1,0 +1,125 @@
+"""The one exception tree of precis.
+
+Every error precis raises on purpose is a :class:`PrecisError`. Errors caused by what the
+user gave us (a file, a config value, a selector) are :class:`InputError` subclasses; the CLI
+prints them without a traceback and exits with code 2, the service answers HTTP 4xx::
+
+    PrecisError
+    ├── InputError                  bad input from the caller (CLI exit 2, HTTP 4xx)
+    │   ├── InputNotFoundError      the path does not exist or is not a file
+    │   ├── InputTooLargeError      over the size limit (``PRECIS_MAX_INPUT_BYTES``)
+    │   ├── EmptyInputError         nothing but white space
+    │   ├── EncodingError           not UTF-8 text, or a binary file
+    │   ├── JSONSyntaxError         malformed JSON / JSONL, with line and column
+    │   ├── NestingTooDeepError     JSON nested deeper than precis accepts
+    │   ├── UnknownFormatError      no conversation format matched
+    │   ├── FormatError             a known format with a wrong structure (names the message)
+    │   └── SelectionError          ``pick`` names no conversation, or one is required
+    ├── ConfigError                 an invalid setting (names the key)
+    ├── TokenizerError              a tokenizer could not be loaded or used
+    └── MissingDependencyError      an optional extra is not installed (gives the pip command)
+
+Lower-level errors (``json.JSONDecodeError``, ``UnicodeDecodeError``, ``OSError``,
+``RecursionError``) are translated into this tree where precis meets them; they never escape
+to the caller for user error.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigError",
+    "EmptyInputError",
+    "EncodingError",
+    "FormatError",
+    "InputError",
+    "InputNotFoundError",
+    "InputTooLargeError",
+    "JSONSyntaxError",
+    "MissingDependencyError",
+    "NestingTooDeepError",
+    "PrecisError",
+    "SelectionError",
+    "TokenizerError",
+    "UnknownFormatError",
+]
+
+
+class PrecisError(Exception):
+    """Base class of every error precis raises on purpose.
+
+    ``where`` names the place of the problem (a file, ``line 3, column 7``, ``message 12``);
+    ``str(err)`` gives ``"<where>: <message>"`` so it can be printed as is.
+    """
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class InputError(PrecisError):
+    """The caller's input is wrong (a file, data, a selector)."""
+
+
+class InputNotFoundError(InputError):
+    """The input path does not exist, or is not a regular file."""
+
+
+class InputTooLargeError(InputError):
+    """The input is over the size limit."""
+
+
+class EmptyInputError(InputError):
+    """The input holds nothing but white space."""
+
+
+class EncodingError(InputError):
+    """The input is not UTF-8 text (binary data or another encoding)."""
+
+
+class JSONSyntaxError(InputError):
+    """Malformed JSON or JSONL; ``line`` and ``column`` are 1-based."""
+
+    def __init__(
+        self, message: str, *, line: int, column: int, source: str | None = None
+    ) -> None:
+        self.line = line
+        self.column = column
+        where = f"{source}:{line}:{column}" if source else f"line {line}, column {column}"
+        super().__init__(message, where=where)
+
+
+class NestingTooDeepError(InputError):
+    """JSON nested deeper than precis accepts."""
+
+
+class UnknownFormatError(InputError):
+    """No known conversation format matched the input."""
+
+
+class FormatError(InputError):
+    """The input looks like a known format but its structure is wrong."""
+
+
+class SelectionError(InputError):
+    """A ``pick`` selector names no conversation, or one is needed and missing."""
+
+
+class ConfigError(PrecisError):
+    """An invalid configuration value."""
+
+
+class TokenizerError(PrecisError):
+    """A tokenizer could not be loaded or used."""
+
+
+class MissingDependencyError(PrecisError):
+    """An optional dependency is missing; the message says which extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{purpose} needs the optional package {package!r}; "
+            f"install it with: pip install 'precis[{extra}]'"
+        )
