@@ -1,0 +1,42 @@
+"""The ``precis`` command line. Every command calls the same library functions as the API.
+
+``main()`` is the console-script entry point: it turns every :class:`~precis.PrecisError`
+into a one-line message on stderr and exit code 2 (never a traceback for user error).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import click
+
+    from precis.cli._app import cli
+    from precis.errors import PrecisError
+
+    try:
+        result = cli.main(args=list(argv) if argv is not None else None,
+                          prog_name="precis", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.ClickException as exc:
+        exc.show()
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 130
+    except PrecisError as exc:
+        click.echo(f"precis: error: {exc}", err=True)
+        return 2
+    except BrokenPipeError:  # e.g. `precis inspect x | head`
+        sys.stderr.close()
+        return 0
+    return int(result) if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

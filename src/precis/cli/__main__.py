@@ -1,0 +1,5 @@
+import sys
+
+from precis.cli import main
+
+sys.exit(main())

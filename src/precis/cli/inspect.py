@@ -1,0 +1,224 @@
+"""``precis inspect FILE``: what precis sees in a conversation file."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import click
+
+from precis.cli._options import conversation_input, read_collection
+from precis.formats import Collection
+from precis.model import Conversation, Message
+
+__all__ = ["inspect_command", "inspect_report"]
+
+_PREVIEW = 80
+
+
+def _preview(text: str, width: int = _PREVIEW) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _part_kinds(message: Message) -> str:
+    counts = Counter(p.kind for p in message.parts)
+    return ", ".join(f"{k}×{n}" if n > 1 else k for k, n in counts.items())
+
+
+def inspect_report(
+    collection: Collection, conv: Conversation, tokenizers: list[str]
+) -> dict[str, Any]:
+    """Everything ``inspect`` shows, as plain data (the ``--json`` output)."""
+    from precis.segment import segment
+    from precis.tokens import get_counter
+
+    counters = {spec: get_counter(spec) for spec in tokenizers}
+    seg = segment(conv)
+    messages = []
+    for index, message in enumerate(conv.messages):
+        messages.append(
+            {
+                "index": index,
+                "role": message.role,
+                "name": message.name,
+                "id": message.id,
+                "timestamp": message.timestamp,
+                "parts": [p.kind for p in message.parts],
+                "tokens": {s: c.count_message(message) for s, c in counters.items()},
+                "preview": _preview(
+                    " ".join(p.text for p in message.parts if p.text), 120
+                ),
+            }
+        )
+    return {
+        "source": collection.source,
+        "format": collection.format,
+        "conversation": {
+            "id": conv.id,
+            "title": conv.title,
+            "index": collection.conversations.index(conv),
+            "of": len(collection),
+        },
+        "counts": {
+            "messages": len(conv.messages),
+            "by_role": dict(Counter(m.role for m in conv.messages)),
+            "rounds": len(seg.rounds),
+            "fragments": len(seg.fragments),
+            "by_kind": dict(Counter(f.kind for f in seg.fragments)),
+        },
+        "tokens": {s: c.count_messages(conv.messages) for s, c in counters.items()},
+        "warnings": list(conv.warnings),
+        "messages": messages,
+        "rounds": [
+            {"index": r.index, "role": r.role, "messages": list(r.messages)}
+            for r in seg.rounds
+        ],
+        "fragments": [
+            {
+                "id": f.id,
+                "kind": f.kind,
+                "role": f.role,
+                "language": f.language,
+                "round": f.provenance.round,
+                "message": f.provenance.message,
+                "part": f.provenance.part,
+                "start": f.provenance.start,
+                "end": f.provenance.end,
+                "text": f.text,
+            }
+            for f in seg.fragments
+        ],
+    }
+
+
+def _listing(collection: Collection) -> dict[str, Any]:
+    return {
+        "source": collection.source,
+        "format": collection.format,
+        "conversations": [
+            {"index": i.index, "id": i.id, "title": i.title, "messages": i.message_count}
+            for i in collection.infos()
+        ],
+    }
+
+
+def _limited(rows: list[Any], limit: int) -> tuple[list[Any], int]:
+    if limit <= 0 or len(rows) <= limit:
+        return rows, 0
+    return rows[:limit], len(rows) - limit
+
+
+def _print_listing(listing: dict[str, Any], limit: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    convs = listing["conversations"]
+    console.print(
+        f"[bold]{listing['source']}[/]: {listing['format']}, "
+        f"{len(convs)} conversations; select one with [bold]--pick N|ID[/]"
+    )
+    table = Table("#", "id", "messages", "title", box=None, header_style="bold")
+    shown, more = _limited(convs, limit)
+    for row in shown:
+        table.add_row(
+            str(row["index"]), str(row["id"] or ""), str(row["messages"]),
+            _preview(row["title"] or "", 60),
+        )
+    console.print(table)
+    if more:
+        console.print(f"… {more} more (use --limit 0 to show all)")
+
+
+def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = Console()
+    conv = report["conversation"]
+    counts = report["counts"]
+    head = Table.grid(padding=(0, 2))
+    head.add_row("[bold]source[/]", escape(report["source"]))
+    head.add_row("[bold]format[/]", report["format"])
+    if conv["of"] > 1 or conv["id"]:
+        label = f"{conv['index']} of {conv['of']}" + (f", id {conv['id']}" if conv["id"] else "")
+        head.add_row("[bold]conversation[/]", escape(label))
+    roles = ", ".join(f"{r} {n}" for r, n in counts["by_role"].items())
+    head.add_row("[bold]messages[/]", f"{counts['messages']} ({roles})")
+    head.add_row("[bold]rounds[/]", str(counts["rounds"]))
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(counts["by_kind"].items()))
+    head.add_row("[bold]fragments[/]", f"{counts['fragments']} ({kinds})")
+    head.add_row(
+        "[bold]tokens[/]", ", ".join(f"{s}: {n:,}" for s, n in report["tokens"].items())
+    )
+    console.print(head)
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+
+    specs = list(report["tokens"])
+    table = Table("#", "role", "name", "time", "parts", *specs, "text",
+                  title="messages", box=None, header_style="bold", title_justify="left")
+    shown, more = _limited(report["messages"], limit)
+    for m in shown:
+        table.add_row(
+            str(m["index"]), m["role"], escape(m["name"] or ""), escape(m["timestamp"] or ""),
+            ", ".join(sorted(set(m["parts"]))), *(str(m["tokens"][s]) for s in specs),
+            escape(_preview(m["preview"], 60)),
+        )
+    console.print(table)
+    if more:
+        console.print(f"… {more} more messages (use --limit 0 to show all)")
+    if not show_fragments:
+        return
+    table = Table("id", "kind", "lang", "round/msg/part:span", "text",
+                  title="fragments", box=None, header_style="bold", title_justify="left")
+    shown, more = _limited(report["fragments"], limit)
+    for f in shown:
+        table.add_row(
+            f["id"], f["kind"], f["language"],
+            f"{f['round']}/{f['message']}/{f['part']}:{f['start']}-{f['end']}",
+            escape(_preview(f["text"], 70)),
+        )
+    console.print(table)
+    if more:
+        console.print(f"… {more} more fragments (use --limit 0 to show all)")
+
+
+@click.command("inspect")
+@conversation_input
+@click.option(
+    "--tokenizer", "-t", "tokenizers", multiple=True, metavar="SPEC",
+    help="Count tokens with this tokenizer (repeatable): estimate (default), "
+    "cl100k_base, o200k_base, hf:PATH/tokenizer.json.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--limit", default=200, show_default=True,
+              help="Rows per table (0 for all). Does not apply to --json.")
+@click.option("--fragments/--no-fragments", default=True, show_default=True,
+              help="Show the fragment table.")
+def inspect_command(
+    file: str, format_name: str | None, pick: str | None, tokenizers: tuple[str, ...],
+    as_json: bool, limit: int, fragments: bool,
+) -> None:
+    """Show what precis sees in FILE: format, messages, rounds, tokens and fragments.
+
+    FILE is a conversation file in any supported format, or - for standard input. A file
+    that holds several conversations is listed; choose one with --pick.
+    """
+    collection = read_collection(file, format_name)
+    if pick is None and len(collection) > 1:
+        listing = _listing(collection)
+        if as_json:
+            click.echo(json.dumps(listing, ensure_ascii=False, indent=2))
+        else:
+            _print_listing(listing, limit)
+        return
+    conv = collection.pick(pick)
+    report = inspect_report(collection, conv, list(tokenizers) or ["estimate"])
+    if as_json:
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+    else:
+        _print_report(report, limit, fragments)

@@ -1,0 +1,130 @@
+"""The precis command: real invocations, exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from precis.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coding_session.json"
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import precis
+
+    code, out, _ = run(["--version"], capsys)
+    assert code == 0
+    assert precis.__version__ in out
+
+
+@pytest.mark.parametrize("command", [[], ["inspect"], ["formats"]])
+def test_help_on_every_command(command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([*command, "--help"], capsys)
+    assert code == 0
+    assert "Usage:" in out
+
+
+def test_inspect_json_report(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["inspect", str(EXAMPLE), "--json"], capsys)
+    assert code == 0
+    report = json.loads(out)
+    assert report["format"] == "openai"
+    assert report["counts"]["messages"] == 18
+    assert report["tokens"]["estimate"] > 0
+    ids = [f["id"] for f in report["fragments"]]
+    assert ids == [f"S{i}" for i in range(1, len(ids) + 1)]
+    kinds = {f["kind"] for f in report["fragments"]}
+    assert {"tool_call", "tool_result", "sentence"} <= kinds
+    # provenance points back into the original text
+    conv = json.loads(EXAMPLE.read_text(encoding="utf-8"))["messages"]
+    for frag in report["fragments"]:
+        if frag["kind"] in ("sentence", "paragraph", "list_item") and frag["part"] == 0:
+            original = conv[frag["message"]]["content"]
+            assert original[frag["start"]:frag["end"]] == frag["text"]
+
+
+def test_inspect_human_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["inspect", str(EXAMPLE)], capsys)
+    assert code == 0
+    assert "openai" in out
+    assert "S1" in out and "fragments" in out
+
+
+def test_inspect_with_two_tokenizers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["inspect", str(EXAMPLE), "--json", "-t", "estimate",
+                        "-t", "estimate:cl100k"], capsys)
+    assert code == 0
+    assert set(json.loads(out)["tokens"]) == {"estimate", "estimate:cl100k"}
+
+
+def test_inspect_lists_a_collection(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "many.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"t{i}", "messages": [
+        {"role": "user", "content": f"q{i}"}]}) for i in range(4)), encoding="utf-8")
+    code, out, _ = run(["inspect", str(path), "--json"], capsys)
+    assert code == 0
+    assert [c["id"] for c in json.loads(out)["conversations"]] == ["t0", "t1", "t2", "t3"]
+    code, out, _ = run(["inspect", str(path), "--json", "--pick", "t2"], capsys)
+    assert json.loads(out)["messages"][0]["preview"] == "q2"
+
+
+def test_bad_json_exits_2_with_location(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text('[{"role": "user", "content": "x"},\n {"role": }]', encoding="utf-8")
+    code, _, err = run(["inspect", str(path)], capsys)
+    assert code == 2
+    assert f"{path}:2:11" in err
+    assert "Traceback" not in err
+
+
+def test_unknown_role_exits_2_naming_message(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "roles.json"
+    path.write_text(json.dumps([{"role": "user", "content": "a"},
+                                {"role": "robot", "content": "b"}]), encoding="utf-8")
+    code, _, err = run(["inspect", str(path), "--format", "openai"], capsys)
+    assert code == 2
+    assert "message 1" in err and "robot" in err
+
+
+def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["inspect", str(tmp_path / "nope.json")], capsys)
+    assert code == 2
+    assert "nope.json" in err
+
+
+def test_bad_pick_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["inspect", str(EXAMPLE), "--pick", "7"], capsys)
+    assert code == 2
+    assert "out of range" in err
+
+
+def test_unknown_tokenizer_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["inspect", str(EXAMPLE), "-t", "gpt-17"], capsys)
+    assert code == 2
+    assert "gpt-17" in err
+
+
+def test_stdin_and_console_script(tmp_path: Path) -> None:
+    # The installed entry point, reading standard input, in a real subprocess.
+    data = EXAMPLE.read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "precis.cli", "inspect", "-", "--json"],
+                          input=data, capture_output=True, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert json.loads(proc.stdout)["source"] == "<stdin>"
+    bad = subprocess.run([sys.executable, "-m", "precis.cli", "inspect", "-"],
+                         input=b"\x00\x01binary", capture_output=True, check=False)
+    assert bad.returncode == 2
+    assert b"binary" in bad.stderr and b"Traceback" not in bad.stderr
