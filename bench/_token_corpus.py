@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from precis.tokens import HFTokenizerCounter, TiktokenCounter, TokenCounter
+
 __all__ = [
     "LANGS",
     "MIN_PIECE_CHARS",
@@ -39,8 +41,9 @@ __all__ = [
     "Piece",
     "WholeConversation",
     "build_corpus",
-    "default_data_dir",
+    "error_stats",
     "mixed_pieces",
+    "real_counters",
 ]
 
 LANGS = ("zh", "en", "code", "mixed")
@@ -76,11 +79,6 @@ class Corpus:
 
     def half(self, heldout: bool) -> list[Piece]:
         return [p for p in self.pieces if p.heldout is heldout]
-
-
-def default_data_dir() -> Path:
-    """``../shared/data`` relative to the repository root."""
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data"
 
 
 def _is_heldout(source: str, key: str) -> bool:
@@ -306,3 +304,28 @@ def mixed_pieces(pieces: list[Piece]) -> list[Piece]:
             text = f"{z.text}\n\n{o.text}" if i % 2 else f"{o.text}\n\n{z.text}"
             out.append(Piece(f"{z.source}+{o.source}", "mixed", text, heldout))
     return out
+
+
+def real_counters(data: Path) -> dict[str, TokenCounter]:
+    """The real tokenizer of every estimator family, from ``data/tokenizers``."""
+    folder = data / "tokenizers"
+    return {
+        "cl100k": TiktokenCounter("cl100k_base", path=folder / "cl100k_base.tiktoken"),
+        "o200k": TiktokenCounter("o200k_base", path=folder / "o200k_base.tiktoken"),
+        "qwen": HFTokenizerCounter(folder / "qwen3" / "tokenizer.json"),
+    }
+
+
+def error_stats(estimates: list[int], truths: list[int]) -> dict[str, float]:
+    """Mean / worst absolute relative error and mean signed error (bias), in percent."""
+    errors = [(e - t) / t for e, t in zip(estimates, truths) if t > 0]
+    if not errors:
+        return {"n": 0, "mean": float("nan"), "worst": float("nan"), "bias": float("nan")}
+    absolute = sorted(abs(e) for e in errors)
+    return {
+        "n": len(errors),
+        "mean": 100 * sum(absolute) / len(absolute),
+        "p95": 100 * absolute[min(len(absolute) - 1, int(0.95 * len(absolute)))],
+        "worst": 100 * absolute[-1],
+        "bias": 100 * sum(errors) / len(errors),
+    }

@@ -56,8 +56,8 @@ def test_malformed_json_reports_line_and_column(tmp_path: Path) -> None:
     with pytest.raises(JSONSyntaxError) as info:
         read_document(path)
     err = info.value
-    assert (err.line, err.column) == (3, 20)
-    assert str(err).startswith(f"{path}:3:20: malformed JSON")
+    assert (err.line, err.column) == (3, 19)
+    assert str(err).startswith(f"{path}:3:19: malformed JSON")
 
 
 def test_malformed_jsonl_line_reports_its_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from precis.errors import FormatError, PrecisError
 from precis.formats import detect_format
 from precis.formats._reader import read_document
 from precis.formats.anthropic import AnthropicFormat, parse_anthropic_messages
+from precis.formats.export import to_anthropic
 from precis.model import Image, Message, Text, Thinking, ToolCall, ToolResult
 
 FMT = AnthropicFormat()
@@ -272,7 +274,7 @@ _short = st.text(min_size=1, max_size=4)
 
 def _mostly(good: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     """``good`` most of the time, any JSON value now and then."""
-    return st.one_of(good, good, good, good, _json)
+    return st.integers(0, 9).flatmap(lambda n: _json if n == 9 else good)
 
 
 _source = st.fixed_dictionaries(
@@ -320,6 +322,22 @@ def test_parse_never_raises_anything_but_precis_errors(items: list[Any], system:
     except PrecisError:
         return
     assert all(isinstance(m, Message) for m in result)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_mostly(_messages), max_size=6))
+def test_whatever_parses_exports_with_alternating_roles(items: list[Any]) -> None:
+    try:
+        messages = parse_anthropic_messages(items, "prop")
+    except PrecisError:
+        return
+    payload = to_anthropic(messages)
+    roles = [turn["role"] for turn in payload["messages"]]
+    assert all(a != b for a, b in pairwise(roles))
+    assert all(turn["content"] for turn in payload["messages"])
+    again = parse_anthropic_messages(payload["messages"], "again", payload.get("system"))
+    calls = [c for m in messages for c in m.tool_calls]
+    assert [c.id for m in again for c in m.tool_calls] == [c.id for c in calls]
 
 
 @settings(max_examples=100)

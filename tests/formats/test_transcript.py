@@ -186,3 +186,15 @@ def test_any_bytes_load_or_raise_precis_error(data: bytes) -> None:
         return
     assert len(conv) >= 1
     assert conv.source_format == "transcript"
+
+
+def test_transcript_starting_with_a_timestamp_is_not_taken_for_json() -> None:
+    data = b"[2024-05-01 10:00] User: hi\n[2024-05-01 10:01] Assistant: hello\n"
+    conv = precis.load(data)
+    assert conv.source_format == "transcript"
+    assert [(m.role, m.text, m.timestamp) for m in conv] == [
+        ("user", "hi", "2024-05-01T10:00:00"),
+        ("assistant", "hello", "2024-05-01T10:01:00"),
+    ]
+    with pytest.raises(precis.JSONSyntaxError):
+        precis.load(b'[{"role": "user", "content": "x",}]')

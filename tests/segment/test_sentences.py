@@ -108,6 +108,12 @@ def test_english_text_that_is_one_sentence(text: str) -> None:
     assert pieces(text) == [text]
 
 
+def test_inline_enumerations_are_not_cut_after_the_number() -> None:
+    assert pieces("Top picks: 1. Tea 2. Coffee. Done.") == ["Top picks: 1. Tea 2. Coffee.", "Done."]
+    assert pieces("步骤：1. 安装 2. 配置。完成。") == ["步骤：1. 安装 2. 配置。", "完成。"]
+    assert pieces("It was 2024. Then it ended.") == ["It was 2024.", "Then it ended."]
+
+
 def test_dots_of_an_ellipsis_are_never_split_apart() -> None:
     assert pieces("I waited... Then it worked.") == ["I waited...", "Then it worked."]
     assert pieces("Hmm...") == ["Hmm..."]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
@@ -28,6 +29,9 @@ DEFAULT_MAX_INPUT_BYTES = 256 * 1024 * 1024
 """Inputs larger than this are refused (override with ``PRECIS_MAX_INPUT_BYTES``)."""
 
 DocumentKind = Literal["json", "jsonl", "text", "data"]
+
+# A first line "[label] text ..." (no JSON punctuation in the brackets, text after them).
+_BRACKETED_LINE = re.compile(r'\[[^\[\]{}"\n]*\][ \t]*[^\s,\]}:]')
 
 
 @dataclass
@@ -172,6 +176,9 @@ def _parse_text(text: str, source: str) -> Document:
             return Document(
                 source=source, kind="jsonl", value=records, text=text, line_numbers=lines
             )
+        # "[2024-05-01 10:00] User: hi": a transcript with time stamps, not broken JSON.
+        if _BRACKETED_LINE.match(stripped):
+            return Document(source=source, kind="text", value=None, text=text)
         raise JSONSyntaxError(
             f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno, source=source
         ) from None

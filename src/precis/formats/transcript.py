@@ -36,6 +36,7 @@ Decisions:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from precis.errors import FormatError
@@ -70,7 +71,6 @@ _PREFIX = re.compile(
     re.IGNORECASE,
 )
 _HEADING = re.compile(r"#{1,6}[ \t]+(?P<title>\S.*?)[ \t#]*\r?$")
-_MAX_FENCE_RETRIES = 50
 
 
 @dataclass(frozen=True)
@@ -93,6 +93,8 @@ def _head(line: str, number: int) -> _Head | None:
 
 def _fence(text: str) -> str | None:
     """The fence marker (``` or ~~~ run) when ``text`` opens or closes a code block."""
+    if "```" not in text and "~~~" not in text:
+        return None
     stripped = text.lstrip(" ")
     if len(text) - len(stripped) > 3:
         return None
@@ -105,45 +107,59 @@ def _fence(text: str) -> str | None:
     return None
 
 
-def _scan(lines: list[str], ignored: frozenset[int]) -> tuple[list[_Head], int | None]:
-    """Message heads, and the line of a fence left open at the end (``None`` if all closed).
+def _closer(line: str) -> str | None:
+    """The fence run when ``line`` is a bare fence line (can close a code block)."""
+    marker = _fence(line)
+    if marker is None or line.strip(" \t\r") != marker:
+        return None
+    return marker
 
-    Fence openers on ``ignored`` lines do not count.
-    """
-    heads: list[_Head] = []
-    fence: str | None = None
-    fence_line = 0
-    for number, line in enumerate(lines):
-        body = line
-        if fence is None:
-            head = _head(line, number)
-            if head is not None:
-                heads.append(head)
-                body = line[head.body_start :]
-        marker = _fence(body)
-        if marker is None:
-            continue
-        if fence is None and number not in ignored:
-            fence, fence_line = marker, number
-        elif (
-            fence is not None
-            and marker[0] == fence[0]
-            and len(marker) >= len(fence)
-            and not body.strip(" \t\r").strip(marker[0])
-        ):
-            fence = None
-    return heads, (fence_line if fence is not None else None)
+
+class _Closers:
+    """Answers "is there a closing fence for this opener further down?" in O(log n)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._lines: dict[str, list[int]] = {"`": [], "~": []}
+        self._longest: dict[str, list[int]] = {"`": [], "~": []}
+        for number, line in enumerate(lines):
+            marker = _closer(line)
+            if marker is not None:
+                self._lines[marker[0]].append(number)
+                self._longest[marker[0]].append(len(marker))
+        for longest in self._longest.values():  # suffix maxima
+            for i in range(len(longest) - 2, -1, -1):
+                longest[i] = max(longest[i], longest[i + 1])
+
+    def closes(self, marker: str, after: int) -> bool:
+        at = bisect_right(self._lines[marker[0]], after)
+        longest = self._longest[marker[0]]
+        return at < len(longest) and longest[at] >= len(marker)
 
 
 def _find_heads(lines: list[str]) -> list[_Head]:
-    ignored: set[int] = set()
-    for _ in range(_MAX_FENCE_RETRIES):
-        heads, open_fence = _scan(lines, frozenset(ignored))
-        if open_fence is None:
-            return heads
-        ignored.add(open_fence)
-    # Pathological input (many unclosed fences): ignore fences altogether.
-    return [h for n, line in enumerate(lines) if (h := _head(line, n)) is not None]
+    """The lines that start a message, skipping those inside fenced code blocks.
+
+    An opening fence counts only when a closing fence follows it, so one stray fence
+    cannot swallow the rest of the transcript.
+    """
+    closers = _Closers(lines)
+    heads: list[_Head] = []
+    fence: str | None = None
+    for number, line in enumerate(lines):
+        if fence is not None:
+            marker = _closer(line)
+            if marker is not None and marker[0] == fence[0] and len(marker) >= len(fence):
+                fence = None
+            continue
+        body = line
+        head = _head(line, number)
+        if head is not None:
+            heads.append(head)
+            body = line[head.body_start :]
+        marker = _fence(body)
+        if marker is not None and closers.closes(marker, number):
+            fence = marker
+    return heads
 
 
 def _body(lines: list[str]) -> str:

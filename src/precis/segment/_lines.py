@@ -28,7 +28,6 @@ __all__ = [
     "line_kind",
     "match_fence",
     "match_heading",
-    "match_list_item",
     "match_sql_start",
     "sql_after_colon",
 ]
@@ -245,10 +244,6 @@ def is_rule(s: str) -> bool:
 
 def is_table_separator(s: str) -> bool:
     return "-" in s and _TABLE_SEP.match(s) is not None
-
-
-def match_list_item(s: str) -> bool:
-    return _LIST.match(s) is not None
 
 
 def match_sql_start(s: str) -> bool:

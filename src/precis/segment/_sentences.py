@@ -15,7 +15,8 @@ Boundaries:
 Never a boundary: a ``.`` not followed by white space (``3.14``, ``v1.2.3``, ``a.b()``,
 ``https://x.y/z.html``, ``src/app/main.py``, ``C:\\dir\\file.txt``, ``me@x.org``), an
 abbreviation (``e.g.``, ``i.e.``, ``etc.``, ``Mr.``, ``Dr.``, ``U.S.``, ``vs.``, ``Fig.``,
-a single upper-case initial), anything inside inline code (```a. B```), and the inside of an
+a single upper-case initial), a one- or two-digit number (``步骤 1. 安装 2. 配置``, an
+inline enumeration), anything inside inline code (```a. B```), and the inside of an
 ellipsis. Every candidate is checked in O(1), so the pass is linear in the block length.
 """
 
@@ -101,7 +102,7 @@ _STARTERS = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0391-\u03a9\u0410-\u042f\"'“‘「
 #   a cluster with 。！？； (always a boundary);
 #   ! ? … or .. before white space + not-lower-case, before a CJK character, or at the end;
 #   a single . before white space + a sentence start, or at the end, unless the word before
-#   it is an abbreviation or an initial (one fixed-width lookbehind per word length).
+#   it is an abbreviation, an initial or a 1-2 digit enumerator (fixed-width lookbehinds).
 # A cluster is only matched from its first character (the (?<![P].) check), so a run of
 # punctuation is scanned once and the whole pass stays linear.
 _P = ".!?。！？；…"
@@ -115,7 +116,9 @@ def _not_abbreviation() -> str:
         if "." not in core:  # "e.g." and "i.e." are caught by the initials rule
             by_length.setdefault(len(core), []).append(re.escape(core))
     checks = [rf"(?<!\b(?i:{'|'.join(words)})\.)" for _, words in sorted(by_length.items())]
-    return "".join(checks) + r"(?<!\b[A-Z]\.)(?<!\b[A-Za-z]\.[A-Za-z]\.)"
+    initials = r"(?<!\b[A-Z]\.)(?<!\b[A-Za-z]\.[A-Za-z]\.)"
+    enumerators = r"(?<![^0-9.][0-9]\.)(?<![^0-9.][0-9]{2}\.)"  # "... 2. next item"
+    return "".join(checks) + initials + enumerators
 
 
 _BOUNDARY = re.compile(
