@@ -30,7 +30,6 @@ from _common import ROOT, parser, print_table, require_data, write_json  # noqa:
 from _token_corpus import (  # noqa: E402
     LANGS,
     MIN_PIECE_CHARS,
-    Piece,
     build_corpus,
     error_stats,
     mixed_pieces,
@@ -137,7 +136,8 @@ def render(common: str, coefficients: dict[str, list[float]], data: Path) -> str
         lines.append(f'    "{common[start:start + 40]}"')
     lines.append(")")
     lines.append("# Coefficients in the order of FEATURES:")
-    lines.append("# " + ", ".join(FEATURES))
+    for start in range(0, len(FEATURES), 6):
+        lines.append("#   " + ", ".join(FEATURES[start:start + 6]))
     lines.append("COEFFICIENTS: dict[str, tuple[float, ...]] = {")
     for family, values in coefficients.items():
         lines.append(f'    "{family}": (')
@@ -204,10 +204,6 @@ def main() -> None:
         "heldout": [dict(zip(["family", "lang", "n", "mean", "worst", "bias"], r))
                     for r in report],
     })
-
-
-def _unused(_: Piece) -> None:  # pragma: no cover - keeps the type import explicit
-    pass
 
 
 if __name__ == "__main__":

@@ -110,22 +110,40 @@ def _limited(rows: list[Any], limit: int) -> tuple[list[Any], int]:
     return rows[:limit], len(rows) - limit
 
 
-def _print_listing(listing: dict[str, Any], limit: int) -> None:
+def _console() -> Any:
     from rich.console import Console
-    from rich.table import Table
 
     console = Console()
+    if not console.is_terminal and console.width < 120:
+        console = Console(width=160)  # piped output: do not squeeze tables into 80 columns
+    return console
+
+
+def _cell(text: str, width: int) -> Any:
+    """User text for a table cell: one line, cut to ``width`` terminal cells (CJK aware)."""
+    from rich.text import Text
+
+    cell = Text(" ".join(text.split()))
+    cell.truncate(width, overflow="ellipsis")
+    return cell
+
+
+def _print_listing(listing: dict[str, Any], limit: int) -> None:
+    from rich.table import Table
+
+    console = _console()
     convs = listing["conversations"]
     console.print(
         f"[bold]{listing['source']}[/]: {listing['format']}, "
         f"{len(convs)} conversations; select one with [bold]--pick N|ID[/]"
     )
-    table = Table("#", "id", "messages", "title", box=None, header_style="bold")
+    table = Table("#", "id", "messages", box=None, header_style="bold")
+    table.add_column("title", no_wrap=True)
     shown, more = _limited(convs, limit)
     for row in shown:
         table.add_row(
             str(row["index"]), str(row["id"] or ""), str(row["messages"]),
-            _preview(row["title"] or "", 60),
+            _cell(row["title"] or "", 60),
         )
     console.print(table)
     if more:
@@ -133,11 +151,10 @@ def _print_listing(listing: dict[str, Any], limit: int) -> None:
 
 
 def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console()
+    console = _console()
     conv = report["conversation"]
     counts = report["counts"]
     head = Table.grid(padding=(0, 2))
@@ -159,28 +176,30 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
         console.print(f"[yellow]warning:[/] {escape(warning)}")
 
     specs = list(report["tokens"])
-    table = Table("#", "role", "name", "time", "parts", *specs, "text",
+    table = Table("#", "role", "name", "time", "parts", *specs,
                   title="messages", box=None, header_style="bold", title_justify="left")
+    table.add_column("text", no_wrap=True)
     shown, more = _limited(report["messages"], limit)
     for m in shown:
         table.add_row(
             str(m["index"]), m["role"], escape(m["name"] or ""), escape(m["timestamp"] or ""),
             ", ".join(sorted(set(m["parts"]))), *(str(m["tokens"][s]) for s in specs),
-            escape(_preview(m["preview"], 60)),
+            _cell(m["preview"], 60),
         )
     console.print(table)
     if more:
         console.print(f"… {more} more messages (use --limit 0 to show all)")
     if not show_fragments:
         return
-    table = Table("id", "kind", "lang", "round/msg/part:span", "text",
+    table = Table("id", "kind", "lang", "round/msg/part:span",
                   title="fragments", box=None, header_style="bold", title_justify="left")
+    table.add_column("text", no_wrap=True)
     shown, more = _limited(report["fragments"], limit)
     for f in shown:
         table.add_row(
             f["id"], f["kind"], f["language"],
             f"{f['round']}/{f['message']}/{f['part']}:{f['start']}-{f['end']}",
-            escape(_preview(f["text"], 70)),
+            _cell(f["text"], 80),
         )
     console.print(table)
     if more:

@@ -22,8 +22,8 @@ few compiled-regex matches.
 from __future__ import annotations
 
 from precis.segment._json import is_json
+from precis.segment._lang import has_han
 from precis.segment._lines import (
-    HAN_CHAR,
     JSON_LANGS,
     SQL_LANGS,
     closing_fence,
@@ -175,7 +175,7 @@ def split_blocks(text: str) -> list[Block]:
                 cur_end = nl
                 pos = nl + 1
                 continue
-            kind = "code" if cur == "prose" or not (list_ctx or HAN_CHAR.search(s)) else "prose"
+            kind = "code" if cur == "prose" or not (list_ctx or has_han(s)) else "prose"
         elif kind == "rule" and cur == "prose" and c in "=-":
             kind = "heading"  # setext: the paragraph above is the heading text
             pos, cur = cur_start, None

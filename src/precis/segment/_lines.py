@@ -13,10 +13,9 @@ ending in ``;`` that also has brackets, quotes or ``=``, a lone closing bracket,
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 
 __all__ = [
-    "HAN_CHAR",
     "JSON_LANGS",
     "SQL_LANGS",
     "closing_fence",
@@ -31,8 +30,6 @@ __all__ = [
     "match_sql_start",
     "sql_after_colon",
 ]
-
-HAN_CHAR = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 JSON_LANGS = frozenset({"json", "jsonc", "json5", "jsonl", "ndjson", "geojson"})
 SQL_LANGS = frozenset(
@@ -64,7 +61,7 @@ _CELL = r"[ \t]*:?-+:?[ \t]*"
 _TABLE_SEP = re.compile(rf"\|?{_CELL}(?:\|{_CELL})+\|?\Z|\|{_CELL}\|\Z")
 
 _CJK_NUM = "一二三四五六七八九十百零〇"
-_LIST = re.compile(
+_LIST = (
     r"(?:[-*+]|\d{1,9}[.)]|\((?:\d{1,9}|[A-Za-z]|[ivxIVX]{2,5})\))(?:[ \t]|\Z)"
     r"|(?:[A-Za-z]|[ivxIVX]{2,5})[.)][ \t]+\S"  # "a. text", not a lone "C."
     r"|\d{1,9}[.)．](?=[\u3400-\u9fff])"
@@ -102,11 +99,7 @@ _SQL_BODY = (
     r"|CREATE[ \t]+(?:[A-Z]+[ \t]+)?(?:TABLE|VIEW|INDEX|DATABASE|SCHEMA|FUNCTION|TRIGGER)"
     r"|ALTER[ \t]+TABLE|DROP[ \t]+TABLE|WITH[ \t]+\w+(?:[ \t]*\([^)]*\))?[ \t]+AS)(?:[ \t]|\Z)"
 )
-_SQL_START = re.compile(_SQL_BODY)
-_SQL_AFTER_COLON = re.compile(r"[:：][ \t]*(?=" + _SQL_BODY + ")")
-
-_CODE_START = re.compile(
-    r"""
+_CODE_START = r"""
       (?:async[ \t]+)?def[ \t]+\w+[ \t]*\(
     | class[ \t]+\w+(?:[ \t]*[(:{<]|[ \t]+(?:extends|implements)\b)
     | import[ \t]+(?:[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*
@@ -171,9 +164,7 @@ _CODE_START = re.compile(
     | [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*|\[[^\]]*\])*[ \t]*(?::[ \t]*[\w\[\], .|]+)?
         (?:[-+*/%&|^]|\*\*|//|<<|>>)?=(?!=)[ \t]*\S
     | (?:await[ \t]+|return[ \t]+)?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\(.*\)[ \t]*[;,]?\Z
-    """,
-    re.X,
-)
+    """
 _SEMI_CODE = re.compile(r"[=(){}\[\]\"'<>]")
 # Lines that start like this ("The ", "It's ", "We,") can be none of list / SQL / code
 # by the patterns above (bar the line-end rules): a fast path for English prose.
@@ -198,10 +189,33 @@ _LIST_FIRST = (
     )
     + "•·▪‣◦●○■□◆◇"
 )
-# All three in one match; the group that matched names the kind (list before SQL before code).
-_LINE_KIND = re.compile(
-    f"(?P<list_item>{_LIST.pattern})|(?P<sql>{_SQL_BODY})|(?P<code>(?x:{_CODE_START.pattern}))"
-)
+
+
+# The big patterns are compiled on first use, so ``import precis`` stays fast.
+@cache
+def _list_re() -> re.Pattern[str]:
+    return re.compile(_LIST)
+
+
+@cache
+def _sql_start_re() -> re.Pattern[str]:
+    return re.compile(_SQL_BODY)
+
+
+@cache
+def _sql_after_colon_re() -> re.Pattern[str]:
+    return re.compile(r"[:：][ \t]*(?=" + _SQL_BODY + ")")
+
+
+@cache
+def _code_start_re() -> re.Pattern[str]:
+    return re.compile(_CODE_START, re.X)
+
+
+@cache
+def _line_kind_re() -> re.Pattern[str]:
+    """List, SQL and code in one match; the group that matched names the kind."""
+    return re.compile(f"(?P<list_item>{_LIST})|(?P<sql>{_SQL_BODY})|(?P<code>(?x:{_CODE_START}))")
 
 
 _EXCEPTION_LINE = re.compile(r"[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)(?::|\Z)")
@@ -247,12 +261,12 @@ def is_table_separator(s: str) -> bool:
 
 
 def match_sql_start(s: str) -> bool:
-    return _SQL_START.match(s) is not None
+    return _sql_start_re().match(s) is not None
 
 
 def sql_after_colon(line: str) -> int:
     """Offset in ``line`` where SQL starts after a colon (``执行：SELECT ...``), or -1."""
-    m = _SQL_AFTER_COLON.search(line)
+    m = _sql_after_colon_re().search(line)
     return m.end() if m else -1
 
 
@@ -263,7 +277,7 @@ def is_code_line(s: str) -> bool:
         return True
     if last == ";" and _SEMI_CODE.search(s):
         return True
-    return _CODE_START.match(s) is not None
+    return _code_start_re().match(s) is not None
 
 
 def line_kind(s: str) -> str | None:
@@ -271,10 +285,10 @@ def line_kind(s: str) -> str | None:
     c = s[0]
     if c.isascii() and not c.isdigit():
         if not _PLAIN_START.match(s):
-            m = _LINE_KIND.match(s)
+            m = _line_kind_re().match(s)
             if m is not None:
                 return m.lastgroup
-    elif c in _LIST_FIRST and _LIST.match(s):
+    elif c in _LIST_FIRST and _list_re().match(s):
         return "list_item"
     last = s[-1]
     if last in "{[(" or (last == ";" and _SEMI_CODE.search(s)):

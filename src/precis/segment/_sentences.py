@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from functools import cache
 
 __all__ = ["ABBREVIATIONS", "MAX_SENTENCE_CHARS", "split_sentences"]
 
@@ -121,23 +122,28 @@ def _not_abbreviation() -> str:
     return "".join(checks) + initials + enumerators
 
 
-_BOUNDARY = re.compile(
-    rf"[\n{_P}](?:"
-    r"(?<=\n)(?!(?<=[A-Za-z0-9,;\-–'\"’”) \t]\n)[a-z])"
-    rf"|(?<![{_P}].)(?:"
-    rf"(?<=[。！？；])[{_P}]*[{_CLOSERS}]*"
-    rf"|[.!?…]*[。！？；][{_P}]*[{_CLOSERS}]*"
-    rf"|(?<=[!?…])[.!?…]*[{_CLOSERS}]*{_SOFT_END}"
-    rf"|(?<=\.)(?=[.!?…]*[!?…]|\.)[.!?…]*[{_CLOSERS}]*{_SOFT_END}"
-    rf"|(?<=\.){_not_abbreviation()}[{_CLOSERS}]*(?=\s*\Z|\s+[{_STARTERS}])))"
-)
+@cache
+def _boundary() -> re.Pattern[str]:
+    """The boundary pattern, compiled on first use (it is large)."""
+    return re.compile(
+        rf"[\n{_P}](?:"
+        r"(?<=\n)(?!(?<=[A-Za-z0-9,;\-–'\"’”) \t]\n)[a-z])"
+        rf"|(?<![{_P}].)(?:"
+        rf"(?<=[。！？；])[{_P}]*[{_CLOSERS}]*"
+        rf"|[.!?…]*[。！？；][{_P}]*[{_CLOSERS}]*"
+        rf"|(?<=[!?…])[.!?…]*[{_CLOSERS}]*{_SOFT_END}"
+        rf"|(?<=\.)(?=[.!?…]*[!?…]|\.)[.!?…]*[{_CLOSERS}]*{_SOFT_END}"
+        rf"|(?<=\.){_not_abbreviation()}[{_CLOSERS}]*(?=\s*\Z|\s+[{_STARTERS}])))"
+    )
+
+
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _VISIBLE = re.compile(r"\S(?:.*\S)?", re.S)
 
 
 def _cuts(text: str, lo: int, hi: int) -> list[int]:
     """Offsets just after each sentence end in ``text[lo:hi]``, in order."""
-    found = _BOUNDARY.finditer(text, lo, hi)
+    found = _boundary().finditer(text, lo, hi)
     if text.find("`", lo, hi) < 0:
         return [m.end() for m in found]
     spans = [m.span() for m in _INLINE_CODE.finditer(text, lo, hi)]
