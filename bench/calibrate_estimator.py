@@ -25,6 +25,9 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
+from precis.tokens import TokenCounter
+from precis.tokens._estimate import FEATURES, TextFeatures
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, parser, print_table, require_data, write_json  # noqa: E402
 from _token_corpus import (  # noqa: E402
@@ -36,9 +39,6 @@ from _token_corpus import (  # noqa: E402
     real_counters,
 )
 
-from precis.tokens import TokenCounter  # noqa: E402
-from precis.tokens._estimate import FEATURES, TextFeatures  # noqa: E402
-
 MODULE = ROOT / "src" / "precis" / "tokens" / "_estimate.py"
 BLOCK = re.compile(r"# CALIBRATION-BEGIN\n.*?# CALIBRATION-END\n", re.S)
 
@@ -49,7 +49,7 @@ BLOCK = re.compile(r"# CALIBRATION-BEGIN\n.*?# CALIBRATION-END\n", re.S)
 def solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Solve ``a x = b`` by Gaussian elimination with partial pivoting."""
     n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    m = [[*row, b[i]] for i, row in enumerate(a)]
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
         m[col], m[pivot] = m[pivot], m[col]
@@ -93,7 +93,10 @@ def nnls_normal(gram: list[list[float]], rhs: list[float], tol: float = 1e-10) -
     return x
 
 
-def fit(rows: Sequence[Sequence[int]], truths: Sequence[int], weights: Sequence[float]) -> list[float]:
+def fit(
+    rows: Sequence[Sequence[int]], truths: Sequence[int], weights: Sequence[float]
+) -> list[float]:
+    """Weighted NNLS: the coefficients minimising sum(w * (row . x - truth)^2), x >= 0."""
     n = len(rows[0])
     gram = [[0.0] * n for _ in range(n)]
     rhs = [0.0] * n

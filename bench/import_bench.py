@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parser, print_table, write_json  # noqa: E402
+from _common import parser, print_table, write_json
 
 PROBE = (
     "import time; t = time.perf_counter(); import {module}; "

@@ -15,8 +15,8 @@ from pathlib import Path
 import precis
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, parser, print_table, write_json  # noqa: E402
-from session import DEFAULT_OUT, _counter, build_session  # noqa: E402
+from _common import best_of, parser, print_table, write_json
+from session import DEFAULT_OUT, _counter, build_session
 
 
 def main() -> None:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from precis.tokens import EstimatorCounter, TokenCounter
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import best_of, parser, print_table, require_data, write_json  # noqa: E402
 from _token_corpus import (  # noqa: E402
@@ -31,8 +33,6 @@ from _token_corpus import (  # noqa: E402
     mixed_pieces,
     real_counters,
 )
-
-from precis.tokens import EstimatorCounter, TokenCounter  # noqa: E402
 
 REAL_NAMES = {"cl100k": "cl100k_base", "o200k": "o200k_base", "qwen": "qwen3 (HF)"}
 

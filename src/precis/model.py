@@ -93,7 +93,7 @@ class ToolResult:
         return self.content
 
 
-Part = Union[Text, Thinking, Image, ToolCall, ToolResult]
+Part = Union[Text, Thinking, Image, ToolCall, ToolResult]  # noqa: UP007  (runtime alias, 3.10)
 
 
 @dataclass

@@ -68,7 +68,7 @@ def test_malformed_jsonl_line_reports_its_line(tmp_path: Path) -> None:
 
 
 def test_non_utf8_bytes_name_line_and_column(tmp_path: Path) -> None:
-    path = write(tmp_path, "latin1.txt", "User: ok\nUser: caf".encode() + b"\xe9\n")
+    path = write(tmp_path, "latin1.txt", b"User: ok\nUser: caf\xe9\n")
     with pytest.raises(EncodingError, match=r"byte 0xe9 at line 2, column 10"):
         read_document(path)
 

@@ -28,14 +28,23 @@ def _part_kinds(message: Message) -> str:
 
 
 def inspect_report(
-    collection: Collection, conv: Conversation, tokenizers: list[str]
+    collection: Collection, conv: Conversation, tokenizers: list[str], explain: bool = False
 ) -> dict[str, Any]:
-    """Everything ``inspect`` shows, as plain data (the ``--json`` output)."""
+    """Everything ``inspect`` shows, as plain data (the ``--json`` output).
+
+    With ``explain`` every fragment also carries its type, importance level, score and the
+    factors behind them.
+    """
     from precis.segment import segment
     from precis.tokens import get_counter
 
     counters = {spec: get_counter(spec) for spec in tokenizers}
     seg = segment(conv)
+    analysis = None
+    if explain:
+        from precis.analysis import analyze
+
+        analysis = analyze(seg, conversation=conv)
     messages = []
     for index, message in enumerate(conv.messages):
         messages.append(
@@ -52,7 +61,37 @@ def inspect_report(
                 ),
             }
         )
-    return {
+    fragments = [
+        {
+            "id": f.id,
+            "kind": f.kind,
+            "role": f.role,
+            "language": f.language,
+            "round": f.provenance.round,
+            "message": f.provenance.message,
+            "part": f.provenance.part,
+            "start": f.provenance.start,
+            "end": f.provenance.end,
+            "text": f.text,
+        }
+        for f in seg.fragments
+    ]
+    if analysis is not None:
+        from precis.analysis import explain as explain_item
+
+        for row, item in zip(fragments, analysis.items()):
+            row.update(
+                type=item.type,
+                confidence=round(item.classification.confidence, 3),
+                tags=list(item.classification.tags),
+                level=item.level,
+                score=item.importance.score,
+                factors=item.importance.factors,
+                superseded_by=item.superseded_by,
+                duplicate_count=item.duplicate_count,
+                why=explain_item(item),
+            )
+    report: dict[str, Any] = {
         "source": collection.source,
         "format": collection.format,
         "conversation": {
@@ -75,22 +114,18 @@ def inspect_report(
             {"index": r.index, "role": r.role, "messages": list(r.messages)}
             for r in seg.rounds
         ],
-        "fragments": [
-            {
-                "id": f.id,
-                "kind": f.kind,
-                "role": f.role,
-                "language": f.language,
-                "round": f.provenance.round,
-                "message": f.provenance.message,
-                "part": f.provenance.part,
-                "start": f.provenance.start,
-                "end": f.provenance.end,
-                "text": f.text,
-            }
-            for f in seg.fragments
-        ],
+        "fragments": fragments,
     }
+    if analysis is not None:
+        report["counts"]["by_type"] = dict(Counter(r["type"] for r in fragments))
+        report["counts"]["by_level"] = dict(Counter(r["level"] for r in fragments))
+        report["consolidation"] = {
+            "duplicates": [list(g.members) for g in analysis.consolidation.duplicates],
+            "chains": [{"id": c.id, "topic": c.topic, "fragments": list(c.fragments)}
+                       for c in analysis.consolidation.chains],
+            "folded": sorted(analysis.consolidation.folded, key=lambda x: int(x[1:])),
+        }
+    return report
 
 
 def _listing(collection: Collection) -> dict[str, Any]:
@@ -191,17 +226,28 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
         console.print(f"… {more} more messages (use --limit 0 to show all)")
     if not show_fragments:
         return
-    table = Table("id", "kind", "lang", "round/msg/part:span",
+    explained = bool(report["fragments"]) and "level" in report["fragments"][0]
+    extra = ("type", "level", "score") if explained else ()
+    table = Table("id", "kind", "lang", "round/msg/part:span", *extra,
                   title="fragments", box=None, header_style="bold", title_justify="left")
     table.add_column("text", no_wrap=True)
     shown, more = _limited(report["fragments"], limit)
+    colour = {"HIGH": "bold red", "MEDIUM": "yellow", "LOW": "dim"}
     for f in shown:
-        table.add_row(
-            f["id"], f["kind"], f["language"],
-            f"{f['round']}/{f['message']}/{f['part']}:{f['start']}-{f['end']}",
-            _cell(f["text"], 80),
-        )
+        cells = [f["id"], f["kind"], f["language"],
+                 f"{f['round']}/{f['message']}/{f['part']}:{f['start']}-{f['end']}"]
+        if explained:
+            cells += [f["type"], f"[{colour[f['level']]}]{f['level']}[/]", f"{f['score']:.2f}"]
+        table.add_row(*cells, _cell(f["text"], 70))
+        if explained:
+            table.add_row(*[""] * (len(cells) - 1), "[dim]why[/]", _cell(f["why"], 110))
     console.print(table)
+    if explained:
+        for group in report["consolidation"]["duplicates"]:
+            console.print(f"duplicates: {', '.join(group)} (kept {group[-1]})")
+        for chain in report["consolidation"]["chains"]:
+            console.print(f"chain {chain['id']} [{escape(chain['topic'])}]: "
+                          + " -> ".join(chain["fragments"]))
     if more:
         console.print(f"… {more} more fragments (use --limit 0 to show all)")
 
@@ -218,9 +264,12 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
               help="Rows per table (0 for all). Does not apply to --json.")
 @click.option("--fragments/--no-fragments", default=True, show_default=True,
               help="Show the fragment table.")
+@click.option("--explain", is_flag=True,
+              help="Analyse the fragments: type, importance level and why, duplicates and "
+              "requirement version chains.")
 def inspect_command(
     file: str, format_name: str | None, pick: str | None, tokenizers: tuple[str, ...],
-    as_json: bool, limit: int, fragments: bool,
+    as_json: bool, limit: int, fragments: bool, explain: bool,
 ) -> None:
     """Show what precis sees in FILE: format, messages, rounds, tokens and fragments.
 
@@ -236,7 +285,7 @@ def inspect_command(
             _print_listing(listing, limit)
         return
     conv = collection.pick(pick)
-    report = inspect_report(collection, conv, list(tokenizers) or ["estimate"])
+    report = inspect_report(collection, conv, list(tokenizers) or ["estimate"], explain)
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:

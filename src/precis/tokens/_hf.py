@@ -88,7 +88,7 @@ class HFTokenizerCounter(TokenCounter):
             raise TokenizerError(f"cannot count tokens of a {type(text).__name__}")
         try:
             encoding = self._tokenizer.encode(text, add_special_tokens=False)
-        except UnicodeEncodeError:
+        except (UnicodeEncodeError, TypeError):  # lone surrogates: "must be str"
             encoding = self._tokenizer.encode(_clean(text), add_special_tokens=False)
         return len(encoding.ids)
 
@@ -97,6 +97,6 @@ class HFTokenizerCounter(TokenCounter):
             return [self.count(t) for t in texts]
         try:
             encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        except UnicodeEncodeError:
+        except (UnicodeEncodeError, TypeError):
             return [self.count(t) for t in texts]
         return [len(e.ids) for e in encodings]

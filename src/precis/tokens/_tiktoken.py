@@ -276,6 +276,7 @@ class TiktokenCounter(TokenCounter):
         self, encoding: str = "o200k_base", path: str | os.PathLike[str] | None = None
     ) -> None:
         _import_tiktoken(f"counting {encoding} tokens")
+        encoding_spec(encoding)  # an unsupported encoding is a ConfigError before any lookup
         file = find_bpe_file(encoding, path)
         try:
             stat = file.stat()

@@ -1,0 +1,110 @@
+"""The message overhead model: framing per message, name, tool calls, images, priming."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from precis.errors import TokenizerError
+from precis.model import Conversation, Image, Message, Text, Thinking, ToolCall, ToolResult
+from precis.tokens import (
+    OPENAI_OVERHEAD,
+    EstimatorCounter,
+    MessageOverhead,
+    TiktokenCounter,
+    TokenCounter,
+)
+
+
+class CharCounter(TokenCounter):
+    """A real (if silly) counter: one token per character. Makes the arithmetic visible."""
+
+    name = "chars"
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+
+def test_published_openai_constants() -> None:
+    # OpenAI Cookbook, "How to count tokens with tiktoken": 3 per message, 1 per name,
+    # 3 to prime the reply; role names are one token each.
+    assert OPENAI_OVERHEAD.per_message == 3
+    assert OPENAI_OVERHEAD.per_name == 1
+    assert OPENAI_OVERHEAD.reply_priming == 3
+    assert OPENAI_OVERHEAD.per_role == 1
+
+
+def test_text_message_arithmetic() -> None:
+    counter = CharCounter()
+    message = Message.of("user", "hello")  # 5 characters
+    assert counter.count_message(message) == 3 + 1 + 5
+    assert counter.count_messages([message]) == 3 + 1 + 5 + 3
+    assert counter.count_messages([message, message]) == 2 * (3 + 1 + 5) + 3
+    assert counter.count_messages([]) == 3
+
+
+def test_a_name_costs_its_tokens_plus_exactly_one() -> None:
+    counter = CharCounter()
+    plain = Message.of("user", "hello")
+    named = Message.of("user", "hello", name="bob")
+    assert counter.count_message(named) - counter.count_message(plain) == len("bob") + 1
+
+
+def test_every_part_kind_is_counted() -> None:
+    counter = CharCounter()
+    message = Message(
+        role="assistant",
+        parts=[
+            Text("abc"),  # 3
+            Thinking("think"),  # 5
+            ToolCall(id="call_1", name="ls", arguments='{"a":1}'),  # 2 + 7 + 3 framing
+            Image(url="https://example.com/cat.png", caption="a cat"),  # fixed 765
+        ],
+    )
+    assert counter.count_message(message) == 3 + 1 + 3 + 5 + (2 + 7 + 3) + 765
+    result = Message(role="tool", parts=[ToolResult(call_id="call_1", content="out")])
+    assert counter.count_message(result) == 3 + 1 + 3
+
+
+def test_overhead_can_be_replaced() -> None:
+    chatml = MessageOverhead(per_message=4, per_role=1, reply_priming=3)
+    counter = CharCounter()
+    counter.overhead = chatml
+    assert counter.count_message(Message.of("user", "hi")) == 4 + 1 + 2
+
+
+def test_a_conversation_counts_like_its_messages() -> None:
+    counter = EstimatorCounter()
+    messages = [Message.of("system", "你是一个助手。"), Message.of("user", "Summarise this log.")]
+    conv = Conversation(messages=messages)
+    assert counter.count_messages(conv) == counter.count_messages(messages)
+    assert counter.count_messages(messages) == sum(map(counter.count_message, messages)) + 3
+
+
+def test_real_tokenizer_message_counts(shared_data: Path) -> None:
+    file = shared_data / "tokenizers" / "cl100k_base.tiktoken"
+    if not file.is_file():
+        pytest.skip(f"{file} not found")
+    counter = TiktokenCounter("cl100k_base", path=file)
+    message = Message.of("user", "hello world")  # "hello", " world"
+    assert counter.count_message(message) == 3 + 1 + 2
+    assert counter.count_messages([message]) == 3 + 1 + 2 + 3
+    named = Message.of("user", "hello world", name="example_user")
+    assert counter.count_message(named) == counter.count_message(message) + counter.count(
+        "example_user"
+    ) + 1
+
+
+def test_bad_message_contents_raise_tokenizer_errors() -> None:
+    counter = CharCounter()
+    with pytest.raises(TokenizerError, match="expected a precis Message"):
+        counter.count_messages([{"role": "user", "content": "hi"}])  # type: ignore[list-item]
+    broken = Message(role="user", parts=[Text(None)])  # type: ignore[arg-type]
+    with pytest.raises(TokenizerError, match="message 1") as info:
+        counter.count_messages([Message.of("user", "ok"), broken])
+    assert "part 0 text is a NoneType" in str(info.value)
+    with pytest.raises(TokenizerError, match="cannot count"):
+        counter.count_message(Message(role="user", parts=["raw string"]))  # type: ignore[list-item]
+    with pytest.raises(TokenizerError, match="cannot count tokens of a int"):
+        EstimatorCounter().count(42)  # type: ignore[arg-type]
