@@ -14,15 +14,14 @@ from __future__ import annotations
 
 import json
 import sys
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, parser, print_table, write_json
-
 import precis
+from _common import ROOT, parser, print_table, write_json
 from precis.analysis import analyze
 from precis.analysis.model import FRAGMENT_TYPES
 

@@ -14,11 +14,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parser, print_table, write_json
-from session import _counter, build_session
-
 import precis
+from _common import parser, print_table, write_json
 from precis.analysis import analyze
+from session import _counter, build_session
 
 
 def main() -> None:

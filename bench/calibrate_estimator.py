@@ -29,8 +29,8 @@ from precis.tokens import TokenCounter
 from precis.tokens._estimate import FEATURES, TextFeatures
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, parser, print_table, require_data, write_json  # noqa: E402
-from _token_corpus import (  # noqa: E402
+from _common import ROOT, parser, print_table, require_data, write_json
+from _token_corpus import (
     LANGS,
     MIN_PIECE_CHARS,
     build_corpus,

@@ -24,8 +24,8 @@ from typing import Any
 from precis.tokens import EstimatorCounter, TokenCounter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import best_of, parser, print_table, require_data, write_json  # noqa: E402
-from _token_corpus import (  # noqa: E402
+from _common import best_of, parser, print_table, require_data, write_json
+from _token_corpus import (
     LANGS,
     MIN_PIECE_CHARS,
     build_corpus,

@@ -50,8 +50,11 @@ _BACK_REFERENCE = re.compile(
 _KIND_HINT = re.compile(r"(sql|query|查询)|(code|script|snippet|脚本|代码)|(error|报错|错误)", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}|[\u4e00-\u9fff]{2}")
 _STOP = frozenset(
-    "this that with from have will would should could there their about which what when "
-    "then than them they into your just like also been were does make more some only".split()
+    [
+        "this", "that", "with", "from", "have", "will", "would", "should", "could", "there",
+        "their", "about", "which", "what", "when", "then", "than", "them", "they", "into", "your",
+        "just", "like", "also", "been", "were", "does", "make", "more", "some", "only",
+    ]
 )
 _BACK_WINDOW = 50
 
@@ -90,7 +93,10 @@ def _reference_counts(
     for i, frag in enumerate(fragments):
         for ident in identifiers(frag.text):
             earlier = last_seen.get(ident)
-            if earlier is not None and fragments[earlier].provenance.message != frag.provenance.message:
+            same_message = earlier is not None and (
+                fragments[earlier].provenance.message == frag.provenance.message
+            )
+            if earlier is not None and not same_message:
                 refs[earlier] += 1
             last_seen[ident] = i
         if _BACK_REFERENCE.search(frag.text):

@@ -96,8 +96,10 @@ def encoding_spec(encoding: str) -> EncodingSpec:
             where="tokenizer",
         )
     _import_tiktoken(f"counting {encoding} tokens")
+    import importlib
+
     try:
-        from tiktoken_ext import openai_public
+        openai_public = importlib.import_module("tiktoken_ext.openai_public")
     except ImportError:
         raise TokenizerError(
             "tiktoken is installed without tiktoken_ext.openai_public; reinstall tiktoken"
@@ -119,7 +121,7 @@ def encoding_spec(encoding: str) -> EncodingSpec:
         raise _NotSupported
 
     # A copy of the constructor whose loaders only record: the module itself is untouched.
-    namespace = dict(constructor.__globals__)  # type: ignore[union-attr]
+    namespace = dict(constructor.__globals__)
     namespace["load_tiktoken_bpe"] = record
     namespace["data_gym_to_mergeable_bpe_ranks"] = refuse
     probe = types.FunctionType(code, namespace, encoding)
@@ -199,10 +201,10 @@ def find_bpe_file(encoding: str, path: str | os.PathLike[str] | None = None) -> 
             return candidate
         raise _not_found(encoding, [f"{candidate} (given path: no such file)"])
     looked = []
-    for candidate, place in _candidates(encoding):
-        if candidate is not None and candidate.is_file():
-            return candidate
-        looked.append(f"{candidate} ({place})" if candidate is not None else place)
+    for place_path, place in _candidates(encoding):
+        if place_path is not None and place_path.is_file():
+            return place_path
+        looked.append(f"{place_path} ({place})" if place_path is not None else place)
     raise _not_found(encoding, looked)
 
 
@@ -254,7 +256,7 @@ def _load_encoding(encoding: str, path: str, mtime_ns: int, size: int) -> tiktok
             )
     ranks = _parse_bpe(data, path)
     try:
-        return tiktoken_mod.Encoding(
+        built: tiktoken.Encoding = tiktoken_mod.Encoding(
             name=spec.name,
             pat_str=spec.pat_str,
             mergeable_ranks=ranks,
@@ -263,6 +265,7 @@ def _load_encoding(encoding: str, path: str, mtime_ns: int, size: int) -> tiktok
         )
     except (ValueError, AssertionError) as exc:
         raise TokenizerError(f"tiktoken rejected the file: {exc}", where=path) from None
+    return built
 
 
 class TiktokenCounter(TokenCounter):

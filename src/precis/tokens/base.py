@@ -65,7 +65,7 @@ class TokenCounter(ABC):
     instance or per subclass.
     """
 
-    name: str = "?"
+    name: str
     overhead: MessageOverhead = OPENAI_OVERHEAD
 
     @abstractmethod
@@ -97,7 +97,7 @@ class TokenCounter(ABC):
         return fixed + sum(self.count_batch(texts))
 
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name}>"
+        return f"<{type(self).__name__} {getattr(self, 'name', '?')}>"
 
 
 def _text_field(value: object, field: str, where: str | None) -> str:
