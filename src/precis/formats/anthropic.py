@@ -65,7 +65,7 @@ _ANTHROPIC_BLOCKS = frozenset(
 )
 _OPENAI_PARTS = frozenset({"image_url", "input_audio", "refusal", "input_text", "output_text"})
 _OPENAI_KEYS = ("tool_calls", "function_call", "tool_call_id")
-_SNIFF_LIMIT = 500
+_SNIFF_LIMIT = 64
 
 
 def _show(value: Any) -> str:

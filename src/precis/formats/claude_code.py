@@ -238,6 +238,9 @@ class _Session:
         )
 
 
+_SNIFF_RECORDS = 64
+
+
 class ClaudeCodeFormat(ConversationFormat):
     """Claude Code session logs (JSON Lines of user / assistant / progress / ... entries)."""
 
@@ -249,6 +252,7 @@ class ClaudeCodeFormat(ConversationFormat):
         if not records:
             return 0.0
         entries = typed = 0
+        records = records[:_SNIFF_RECORDS]  # sniffing looks at the head of the file only
         for record in records:
             if _is_message_entry(record):
                 entries += 1
