@@ -12,6 +12,7 @@ estimator). Written as an OpenAI Chat Completions JSON file.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,18 @@ import precis
 from precis.model import Message, Text, ToolCall, ToolResult
 
 try:  # run as a script or imported by another benchmark
-    from _common import ROOT, parser, require_data
+    from _common import DEFAULT_DATA, ROOT, parser, require_data
 except ImportError:  # pragma: no cover
-    from bench._common import ROOT, parser, require_data
+    from bench._common import DEFAULT_DATA, ROOT, parser, require_data
 
 DEFAULT_OUT = ROOT / "bench" / "results"
 
 
 def _counter() -> precis.TokenCounter:
+    """o200k_base from the shared tokenizer files when present, else the estimator."""
+    tokenizers = DEFAULT_DATA / "tokenizers"
+    if tokenizers.is_dir():
+        os.environ.setdefault("PRECIS_TOKENIZER_DIR", str(tokenizers))
     try:
         return precis.get_counter("o200k_base")
     except precis.PrecisError:

@@ -19,15 +19,19 @@ from precis.segment.model import Fragment
 __all__ = ["Importance", "identifiers", "score_importance"]
 
 # Identifiers that tie a later fragment to an earlier one: inline code, URLs, paths,
-# ticket ids, file names, snake_case and camelCase names.
-_IDENT = re.compile(
-    r"`([^`\n]{2,80})`"
-    r"|(https?://[^\s`'\"<>)\]]+)"
-    r"|((?:[\w.~-]+)?(?:/[\w.@~-]+)+/?)"
-    r"|\b([A-Z][A-Z0-9]+-\d+)\b"
-    r"|\b([\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sql|ya?ml|toml|go|rs|java|csv|txt|sh|ini|cfg|lock|html|css))\b"
-    r"|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b"
-    r"|\b([a-z]+[A-Z][A-Za-z0-9]*)\b"
+# ticket ids, file names, snake_case and camelCase names. One pattern per kind, each run
+# only when a character it needs is in the text (a cheap C-level test), which keeps long
+# tool output fast.
+_IDENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("`", re.compile(r"`([^`\n]{2,80})`")),
+    ("://", re.compile(r"(https?://[^\s`'\"<>)\]]+)")),
+    ("/", re.compile(r"(?<![\w.~@/-])((?:[\w.~@-]+)?(?:/[\w.@~-]+)+/?)")),
+    ("-", re.compile(r"\b([A-Z][A-Z0-9]+-\d+)\b")),
+    (".", re.compile(
+        r"(?<![\w.-])([\w-]+\.(?:py|js|ts|tsx|jsx|json|md|sql|ya?ml|toml|go|rs|java|csv|txt|sh"
+        r"|ini|cfg|lock|html|css))\b")),
+    ("_", re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")),
+    ("", re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*)\b")),
 )
 # Specific information: numbers, versions, ids, paths, parameters, step markers.
 _DENSE = re.compile(
@@ -57,6 +61,8 @@ _STOP = frozenset(
     ]
 )
 _BACK_WINDOW = 50
+_NOT_SPOKEN = frozenset({"tool_call", "tool_result", "code", "sql", "json", "table"})
+_DENSITY_SAMPLE = 600  # density is a ratio: the head of a long fragment estimates it
 
 
 @dataclass(frozen=True)
@@ -71,10 +77,9 @@ class Importance:
 def identifiers(text: str) -> set[str]:
     """The identifiers in ``text`` (lower-cased): names, paths, ids, URLs, inline code."""
     found: set[str] = set()
-    for match in _IDENT.finditer(text):
-        value = next(g for g in match.groups() if g)
-        if len(value) >= 3:
-            found.add(value.lower())
+    for needle, pattern in _IDENT_PATTERNS:
+        if needle in text:
+            found.update(v.lower() for v in pattern.findall(text) if len(v) >= 3)
     return found
 
 
@@ -99,7 +104,8 @@ def _reference_counts(
             if earlier is not None and not same_message:
                 refs[earlier] += 1
             last_seen[ident] = i
-        if _BACK_REFERENCE.search(frag.text):
+        speaks = frag.role in ("user", "assistant") and frag.kind not in _NOT_SPOKEN
+        if speaks and _BACK_REFERENCE.search(frag.text):
             target = _back_reference_target(i, fragments, last_of_kind, terms)
             if target is not None:
                 refs[target] += 2
@@ -149,6 +155,7 @@ def _back_reference_target(
 
 
 def _density(text: str) -> float:
+    text = text[:_DENSITY_SAMPLE]
     hits = len(_DENSE.findall(text))
     return min(1.0, hits / (1.0 + len(text) / 60.0))
 

@@ -59,10 +59,15 @@ class Classification:
 
 @dataclass(frozen=True)
 class DuplicateGroup:
-    """Fragments that say the same thing; ``kept`` is the latest, the others fold into it."""
+    """Fragments that say the same thing; ``kept`` is the latest, the others fold into it.
+
+    ``most_complete`` is the member with the fullest wording (most numbers and names, then
+    the longest text): the one to show when the copies differ (seed 002 二.4 rule 3).
+    """
 
     kept: str
     members: tuple[str, ...]  # in time order, ``kept`` last
+    most_complete: str | None = None
 
     @property
     def count(self) -> int:

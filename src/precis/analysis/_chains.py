@@ -1,0 +1,224 @@
+"""Requirement version chains: which later goal / constraint / decision replaces which.
+
+A later fragment ``j`` is a new version of an earlier one ``i`` when
+
+* they are on the same topic: the key terms they share (words without stop words, CJK
+  bigrams, never numbers), each weighted by its rarity in the conversation (inverse document
+  frequency divided by its maximum, so the weight is comparable between a 20-fragment and a
+  100k-fragment conversation), add up to at least ``threshold``; a *slot* whose value changed
+  adds ``slot_bonus``;
+* and ``j`` shows a change: a change cue ("actually", "switch to", "改成", "不用…了") or a
+  slot whose value changed. A slot is a number with its context, the word before it
+  (``python 3.9``, ``node 18``, ``预算 3万``) or the unit after it (``500mb``, ``30 分钟``,
+  ``4.5 万``): "Python 3.9" -> "Python 3.10" changes the slot ``python``.
+
+Each fragment links to its best-scoring earlier candidate and joins that candidate's chain at
+the end, so "退到余额" -> "退到银行卡" -> "还是退到余额" is one chain of three. Candidates come
+from an inverted index of key terms that keeps the ``max_postings`` latest fragments per
+term, so the work per fragment is bounded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from precis.analysis._phrases import CHANGE_CUE, CJK_FUNCTION_CHARS, CJK_STOP_WORDS, STOP_WORDS
+from precis.analysis._shingles import CJK_CHARS, Shingler, hash32, is_cjk
+
+__all__ = ["ChainItem", "chain_item", "link_versions", "topic_label"]
+
+_NUM = re.compile(r"(?<![a-z0-9_#./-])(\d+(?:[.:]\d+)*)([a-z%]*)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_WORD_BEFORE = re.compile(f"([{CJK_CHARS}]+|[a-z][a-z0-9_-]*)[\\s:=：]*$")
+_WORD_AFTER = re.compile(f"\\s*([{CJK_CHARS}]|[a-z]+)")
+
+
+@dataclass(frozen=True)
+class ChainItem:
+    """What version linking needs to know about one eligible fragment."""
+
+    index: int  # position in the fragment list
+    terms: tuple[str, ...]  # key terms in text order (for the label)
+    hashes: frozenset[int]  # their hash32 values (to look up document frequency)
+    slots: Mapping[str, frozenset[str]]  # slot -> values
+    cue: bool
+
+
+def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> ChainItem | None:
+    """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
+
+    Key terms leave out the change cue itself ("改成", "switch to"): two fragments that both
+    say "改成" are not on the same topic for that.
+    """
+    terms = tuple(filter(_is_key, shingler.strings(CHANGE_CUE.sub(" ", normalized))))
+    found = slots(text)
+    if not terms and not found:
+        return None
+    return ChainItem(
+        index=index,
+        terms=terms,
+        hashes=frozenset(hash32(t) for t in terms),
+        slots=found,
+        cue=CHANGE_CUE.search(normalized) is not None,
+    )
+
+
+_FUNCTION_CHAR = re.compile("[" + "".join(sorted(CJK_FUNCTION_CHARS)) + "]")
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_key(term: str) -> bool:
+    """Whether a shingle can tie two versions to one topic (not a number, stop word, ...)."""
+    if term[0].isdigit() or len(term) < 2:
+        return False
+    if is_cjk(term):
+        return term not in CJK_STOP_WORDS and _FUNCTION_CHAR.search(term) is None
+    return term not in STOP_WORDS
+
+
+def slots(text: str) -> dict[str, frozenset[str]]:
+    """Numbers keyed by their context: ``{"p:python": {"3.9"}, "u:mb": {"500"}}``."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    low = text.lower()
+    if "," in low:
+        low = _THOUSANDS.sub("", low)
+    out: dict[str, set[str]] = {}
+    for m in _NUM.finditer(low):
+        value, unit = m.group(1), m.group(2)
+        keys: list[str] = []
+        if unit:
+            keys.append("u:" + unit)
+        else:
+            after = _WORD_AFTER.match(low, m.end(), m.end() + 16)
+            if after:
+                word = after.group(1)
+                if is_cjk(word) or word not in STOP_WORDS:
+                    keys.append("u:" + (word[:-1] if word.endswith("s") and len(word) > 3 else word))
+        before = _WORD_BEFORE.search(low, max(0, m.start() - 24), m.start())
+        if before:
+            word = before.group(1)
+            if is_cjk(word):
+                keys.append("p:" + word[-2:])
+            elif word not in STOP_WORDS:
+                keys.append("p:" + word)
+        for key in keys:
+            out.setdefault(key, set()).add(value)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def changed_slots(a: Mapping[str, frozenset[str]], b: Mapping[str, frozenset[str]]) -> list[str]:
+    """Slots both fragments fill, with different values."""
+    return [k for k in a.keys() & b.keys() if a[k] != b[k]]
+
+
+def link_versions(
+    items: Sequence[ChainItem],
+    *,
+    df: Mapping[int, int],
+    n_docs: int,
+    threshold: float,
+    slot_bonus: float,
+    max_df: float,
+    max_postings: int,
+) -> list[list[int]]:
+    """Chains of positions in ``items`` (time order), each of two or more versions.
+
+    Work per fragment is bounded: a fragment with a change cue visits at most
+    ``max_postings`` earlier fragments per key term and slot; one without a cue can only be
+    a new version through a changed slot, so it visits the postings of its slots only.
+    """
+    log_n = math.log(n_docs + 1)
+    df_cap = max(2.0, max_df * n_docs)
+
+    def weight(h: int) -> float:
+        d = df.get(h, 1)
+        if d > df_cap:
+            return 0.0
+        return math.log((n_docs + 1) / (d + 0.5)) / log_n
+
+    postings: dict[int | str, list[int]] = {}
+    chain_of: dict[int, list[int]] = {}
+    chains: list[list[int]] = []
+    cap = max_postings
+    for pos, item in enumerate(items):
+        weights = {h: w for h in item.hashes if (w := weight(h)) > 0}
+        score: dict[int, float] = {}
+        if item.cue:
+            for h, w in weights.items():
+                for cand in postings.get(h, ())[-cap:]:
+                    score[cand] = score.get(cand, 0.0) + w
+        changed: set[int] = set()
+        for key, values in item.slots.items():
+            for cand in postings.get(key, ())[-cap:]:
+                if items[cand].slots[key] != values:
+                    changed.add(cand)
+        for cand in changed:  # without a cue, only a changed slot makes a new version
+            if cand not in score:
+                shared = items[cand].hashes & weights.keys()
+                score[cand] = sum(weights[h] for h in shared)
+        best: tuple[float, int] | None = None
+        for cand, value in score.items():
+            if cand in changed:
+                value += slot_bonus
+            if value >= threshold and (best is None or (value, cand) > best):
+                best = (value, cand)
+        if best is not None:
+            chain = chain_of.get(best[1])
+            if chain is None:
+                chain = chain_of[best[1]] = [best[1]]
+                chains.append(chain)
+            chain.append(pos)
+            chain_of[pos] = chain
+        for key in (*weights, *item.slots):
+            plist = postings.setdefault(key, [])
+            plist.append(pos)
+            if len(plist) > 2 * cap:
+                del plist[:cap]
+    chains.sort(key=lambda c: c[0])
+    return chains
+
+
+def topic_label(members: Sequence[ChainItem], *, max_terms: int = 4) -> str:
+    """A short label: the key terms the versions share, CJK bigrams merged back into words."""
+    counts: dict[str, int] = {}
+    for item in members:
+        for term in set(item.terms):
+            counts[term] = counts.get(term, 0) + 1
+    shared = {t for t, c in counts.items() if c >= 2}
+    current = members[-1]
+    words = _merge_runs(t for t in current.terms if t in shared)
+    if not words:
+        words = _merge_runs(t for t in members[0].terms if t in shared)
+    if not words:
+        slot_words: list[str] = []
+        for item in members[1:]:
+            for key in changed_slots(members[0].slots, item.slots):
+                if key[2:] not in slot_words:
+                    slot_words.append(key[2:])
+        words = sorted(slot_words)
+    if not words:
+        words = _merge_runs(current.terms)
+    out: list[str] = []
+    for w in words:
+        if w not in out:
+            out.append(w)
+        if len(out) == max_terms:
+            break
+    return " ".join(out)
+
+
+def _merge_runs(terms: Iterable[str]) -> list[str]:
+    """Join overlapping CJK bigrams that follow each other (过期, 期时, 时间 -> 过期时间)."""
+    out: list[str] = []
+    for t in terms:
+        if out and is_cjk(t) and is_cjk(out[-1]) and out[-1][-1] == t[0] and len(t) == 2:
+            out[-1] += t[1:]
+        else:
+            out.append(t)
+    return out

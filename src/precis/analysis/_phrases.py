@@ -1,0 +1,105 @@
+"""Word lists of consolidation: stop words, confirmations, restatement and change cues.
+
+Kept apart from the classifier's cue tables (``cues.py``): these lists answer different
+questions (is this fragment *only* an acknowledgement? does it say something *again*? does it
+*replace* an earlier requirement?) and are tuned on the development half of the evaluation set
+only with general phrases, never a phrase taken from one example.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "CHANGE_CUE",
+    "CJK_FUNCTION_CHARS",
+    "CJK_STOP_WORDS",
+    "CONFIRMATION",
+    "RESTATEMENT_CUE",
+    "STOP_WORDS",
+]
+
+# English function words and fillers; they carry no topic and make unrelated sentences look
+# alike. Matched against lower-cased words (apostrophes removed by normalisation: "don't" is
+# "don" + "t").
+STOP_WORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against all also am an and any are around as at be because been
+    before being below between both but by can could did do does doing done down during each
+    either else even ever every few for from further get gets getting go goes going got had has
+    have having he her here hers him his how however i if in into is it its itself just let
+    lets ll me might more most much must my myself need needs neither no nor not now of off on
+    once one only or other others our ours out over own per please pls re really s same shall
+    she should so some still such sure t than that the their theirs them then there these they
+    this those though through thus to too under until up upon us ve very via was we well were
+    what when where whether which while who whom whose why will with within without would yes
+    yet you your yours d m okay ok oh hi hey thanks thank like make made want wants using use
+    used also as etc e g ie eg
+    """.split()
+)
+
+# Chinese characters that mostly act as grammar (particles, pronouns, measure words, common
+# adverbs). A CJK bigram holding one of them says little about the topic.
+CJK_FUNCTION_CHARS: frozenset[str] = frozenset(
+    "的了是在和与或也都就还又很把被让给对从向于着过吗呢吧啊呀嘛哦么这那个些我你他她它们"
+    "要会能有没不就再先后来去上下中里得地之其并而且"
+)
+
+# Common Chinese words that say nothing about a topic ("可以", "一下", "另外").
+CJK_STOP_WORDS: frozenset[str] = frozenset(
+    "可以 一下 一个 一些 这个 那个 这些 那些 我们 你们 他们 现在 已经 然后 因为 所以 如果 但是 不过 什么 怎么 "
+    "没有 不是 就是 还是 这样 那样 时候 需要 应该 可能 问题 另外 的话 看看 帮我 一起 一样 其他 还有 之后 之前 "
+    "目前 今天 明天 这边 那边 东西 知道 觉得 感觉 比较 非常 直接 大概".split()
+)
+
+# Short acknowledgements that carry nothing beyond "received". Deliberately excludes answers
+# such as "yes", "no", "可以", "行", "对": after a question they *are* the content.
+_CONFIRMATION_PHRASES = (
+    # English
+    "ok", "okay", "k", "kk", "okie", "okey", "alright", "all right", "got it", "gotcha",
+    "sounds good", "sounds great", "looks good", "lgtm", "thanks", "thank you", "thx", "ty",
+    "thanks a lot", "many thanks", "thank you very much", "thanks so much", "cheers",
+    "noted", "understood", "roger", "roger that", "ack", "will do", "cool", "great", "nice",
+    "perfect", "awesome", "good", "fine", "much appreciated", "appreciated", "i see",
+    "makes sense", "that makes sense", "sure", "sure thing", "no problem", "np",
+    # Chinese
+    "好的", "好", "好滴", "好嘞", "好吧", "嗯", "嗯嗯", "嗯呢", "哦", "噢", "收到", "已收到",
+    "明白", "明白了", "了解", "了解了", "知道了", "懂了", "谢谢", "谢谢你", "谢谢您", "多谢",
+    "感谢", "非常感谢", "辛苦了", "辛苦", "好的谢谢", "ok的", "没问题", "麻烦了",
+)
+_EMOJI = "\U0001f44d\U0001f44c\U0001f64f\u2705\U0001f642\U0001f60a\U0001f600\U0001f601\u263a\U0001f91d\U0001f4af"
+
+# The whole fragment is one or more acknowledgements, separated by punctuation or spaces.
+# Applied to NFKC, lower-cased text of bounded length, so the alternation stays cheap.
+_ACK = "|".join(
+    re.escape(p) for p in sorted(_CONFIRMATION_PHRASES, key=len, reverse=True)
+)
+CONFIRMATION = re.compile(
+    rf"(?:(?:{_ACK})(?![a-z])|[{_EMOJI}\ufe0f])"
+    rf"(?:[\s.,!~…。，！、~:;)(\-]*(?:(?:{_ACK})(?![a-z])|[{_EMOJI}\ufe0f]))*"
+    r"[\s.,!~…。，！、~:;)(\-]*"
+)
+
+# A fragment that says something again ("as I said", "again", "我再强调一下"). With such a cue
+# a looser similarity suffices to call it a duplicate of the best-matching earlier fragment.
+# Both cue patterns run on *normalised* text (lower case, punctuation turned into spaces).
+RESTATEMENT_CUE = re.compile(
+    r"\b(?:again|as (?:i|we) (?:said|mentioned|noted|agreed)|as (?:mentioned|noted|said|"
+    r"discussed|agreed)(?: (?:before|earlier|above))?|to repeat|i repeat|once more|"
+    r"reminder|remember|just to confirm|to reiterate|reiterate|same as before)\b"
+    r"|再(?:强调|提醒|重申|说一[下遍次]|确认一下)|重申|还是那句话|(?:前面|之前|刚才|上面)(?:说|提|讲)(?:过|的)"
+    r"|也就是说|再说一遍"
+)
+
+# A fragment that replaces an earlier version of a requirement ("actually", "change to",
+# "改成", "不用…了"). Not enough on its own: the topic must match too.
+CHANGE_CUE = re.compile(
+    r"\b(?:actually|instead|rather than|no longer|not anymore|anymore|scratch that|"
+    r"on second thought|make it|go(?:ing)? with|"
+    r"(?:change|switch|move|bump|upgrade|downgrade|raise|lower|set|update|increase|decrease|"
+    r"reduce|extend|push|relax|tighten|revert)(?:s|d|ed|ing)? (?:\S+ ){0,2}?to|"
+    r"replace[sd]? (?:\S+ ){0,2}?with|not \d+)\b"
+    r"|改成|改为|改到|换成|换为|变成|调整为|调整到|调到|改用|换用|不用.{0,12}?了|还是用|还是按|还是先|"
+    r"还是.{0,6}?吧|放宽到|收紧到|提高到|提升到|降到|降低到|缩短到|延长到|推到|推迟到|提前到|"
+    r"不对|算了|改一下|改写|换一下|不要.{0,10}?了|而不是|其实|定为|定成"
+)

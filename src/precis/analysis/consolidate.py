@@ -1,0 +1,569 @@
+"""Consolidation (seed 002 二.4): duplicates, requirement version chains, confirmations.
+
+* :func:`find_duplicates`: groups of fragments that say the same thing anywhere in the
+  conversation (not only next to each other); the latest member is kept, ``count`` says how
+  often it was said, ``most_complete`` names the member with the fullest wording (most
+  numbers and names, then the longest).
+* :func:`find_chains`: goals / constraints / decisions that replace earlier ones on the same
+  topic ("use MySQL" -> "改成 Postgres" -> "Postgres 16 on RDS"); the last version is in force.
+* :func:`is_confirmation`: short acknowledgements ("ok", "好的", "thanks", "👍") that fold
+  away.
+* :func:`consolidate`: all three as one :class:`~precis.analysis.model.Consolidation`.
+
+How duplicates are found, in linear time:
+
+1. Exact path: fragments with the same normalised text (NFKC, lower case, no punctuation,
+   collapsed spaces) are one group at once; only the first copy goes further. The same
+   sentence said 100k times costs 100k dictionary lookups.
+2. Which fragments: running text (``sentence``, ``paragraph``, ``list_item``, ``thinking``)
+   is compared by meaning below. Headings and structured fragments (code, SQL, JSON, tables,
+   tool calls and results, images) are grouped only when their text is identical up to white
+   space: the same file read twice is a duplicate, but two SQL queries that differ in one
+   condition are versions, not duplicates. Confirmations are folded, not grouped.
+3. Near duplicates: shingles (CJK character bigrams, other words without stop words; see
+   :mod:`precis.analysis._shingles`), a one-permutation MinHash signature and LSH banding
+   (:mod:`precis.analysis._minhash`) propose candidates; a candidate pair is a duplicate when
+   the exact Jaccard similarity of the shingle sets reaches ``threshold``, both or neither
+   are questions, and the numbers / names agree (:mod:`precis.analysis._entities`: "31
+   days" vs "92 days", ``PAY-1287`` vs ``PAY-1278`` and "MySQL" vs "Postgres" are never
+   duplicates). Fragments with fewer than ``min_shingles`` shingles take the exact path only.
+4. Restatements: a fragment that says it repeats something ("as I said", "again",
+   "我再强调一下") joins the earlier fragment it overlaps most, if the overlap coefficient
+   (shared shingles / the smaller set) reaches ``restate_threshold`` and the numbers and
+   names agree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import unicodedata
+import zlib
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_label
+from precis.analysis._entities import Entities, compatible, entities, numbers
+from precis.analysis._minhash import BandIndex, signature
+from precis.analysis._phrases import CONFIRMATION, RESTATEMENT_CUE
+from precis.analysis._shingles import Shingler, fingerprint, normalize
+from precis.analysis.model import Chain, Consolidation, DuplicateGroup
+from precis.errors import ConfigError, InputError
+from precis.segment.model import Fragment
+
+__all__ = [
+    "PROSE_KINDS",
+    "ConsolidationConfig",
+    "consolidate",
+    "find_chains",
+    "find_duplicates",
+    "is_confirmation",
+]
+
+PROSE_KINDS = frozenset({"sentence", "paragraph", "list_item", "thinking"})
+"""Fragment kinds compared by meaning; all others are grouped only when identical."""
+
+
+@dataclass(frozen=True)
+class ConsolidationConfig:
+    """Settings of consolidation; every value is checked on construction.
+
+    Duplicates: ``threshold`` (Jaccard similarity of shingle sets), ``restate_threshold``
+    (overlap coefficient when a restatement cue is present), ``cjk_ngram`` / ``latin_ngram``
+    (shingle sizes), ``min_shingles`` (fewer: exact match only), ``max_shingles`` (a larger
+    set keeps a bottom-k sample), ``num_perm`` / ``bands`` (MinHash bins and LSH bands; rows
+    per band = ``num_perm / bands``), ``min_band_hits`` (bands two fragments must share to be
+    compared), ``bucket_cap`` (fragments kept per LSH bucket),
+    ``max_postings`` (fragments kept per term in the restatement / chain term index).
+    Confirmations: ``max_confirmation_chars``. Chains: ``chain_types``, ``chain_threshold``
+    (summed rarity of shared key terms), ``slot_bonus`` (added when a number in the same
+    slot changed), ``chain_max_df`` (terms in a larger share of fragments do not count).
+    """
+
+    threshold: float = 0.5
+    restate_threshold: float = 0.5
+    cjk_ngram: int = 2
+    latin_ngram: int = 1
+    min_shingles: int = 3
+    max_shingles: int = 256
+    num_perm: int = 32
+    bands: int = 16
+    min_band_hits: int = 2
+    bucket_cap: int = 16
+    max_postings: int = 64
+    max_confirmation_chars: int = 40
+    chain_types: tuple[str, ...] = ("goal", "constraint", "decision")
+    chain_threshold: float = 0.5
+    slot_bonus: float = 0.5
+    chain_max_df: float = 0.5
+
+    def __post_init__(self) -> None:
+        for name in ("threshold", "restate_threshold", "chain_max_df"):
+            value = getattr(self, name)
+            if not _is_number(value) or not 0 < value <= 1:
+                raise ConfigError(f"must be a number in (0, 1], got {value!r}", where=_where(name))
+        for name in ("chain_threshold", "slot_bonus"):
+            value = getattr(self, name)
+            if not _is_number(value) or value < 0:
+                raise ConfigError(f"must be a number >= 0, got {value!r}", where=_where(name))
+        for name, low in (
+            ("cjk_ngram", 1), ("latin_ngram", 1), ("min_shingles", 1), ("max_shingles", 1),
+            ("num_perm", 1), ("bands", 1), ("min_band_hits", 1), ("bucket_cap", 1),
+            ("max_postings", 1),
+            ("max_confirmation_chars", 1),
+        ):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ConfigError(
+                    f"must be a whole number >= {low}, got {value!r}", where=_where(name)
+                )
+        if self.min_band_hits > self.bands:
+            raise ConfigError(
+                f"min_band_hits ({self.min_band_hits}) must not exceed bands ({self.bands})",
+                where=_where("min_band_hits"),
+            )
+        if self.num_perm % self.bands:
+            raise ConfigError(
+                f"num_perm ({self.num_perm}) must be a multiple of bands ({self.bands})",
+                where=_where("bands"),
+            )
+        if self.min_shingles > self.max_shingles:
+            raise ConfigError(
+                f"min_shingles ({self.min_shingles}) must not exceed max_shingles "
+                f"({self.max_shingles})",
+                where=_where("min_shingles"),
+            )
+        if not isinstance(self.chain_types, tuple) or not all(
+            isinstance(t, str) for t in self.chain_types
+        ):
+            raise ConfigError(
+                f"must be a tuple of type names, got {self.chain_types!r}",
+                where=_where("chain_types"),
+            )
+        from precis.analysis.model import FRAGMENT_TYPES
+
+        unknown = sorted(set(self.chain_types) - set(FRAGMENT_TYPES))
+        if unknown:
+            raise ConfigError(
+                f"unknown fragment type(s) {unknown}; known: {', '.join(FRAGMENT_TYPES)}",
+                where=_where("chain_types"),
+            )
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ConsolidationConfig:
+        """Build from a mapping such as ``{"threshold": 0.6}``; unknown keys are an error."""
+        if not isinstance(data, Mapping):
+            raise ConfigError("expected a table of settings", where="consolidation")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"unknown setting(s) {', '.join(map(repr, unknown))}; known: "
+                f"{', '.join(sorted(known))}",
+                where="consolidation",
+            )
+        kwargs = dict(data)
+        if isinstance(kwargs.get("chain_types"), list):
+            kwargs["chain_types"] = tuple(kwargs["chain_types"])
+        return cls(**kwargs)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _where(name: str) -> str:
+    return f"consolidation.{name}"
+
+
+# -- confirmations ---------------------------------------------------------------------------
+
+
+def is_confirmation(text: str, *, max_chars: int = 40) -> bool:
+    """Whether ``text`` is only an acknowledgement ("ok", "好的，谢谢！", "👍", "got it.").
+
+    Only short texts (at most ``max_chars`` characters once stripped) made entirely of
+    acknowledgement phrases, emoji, punctuation and spaces count; "好的，我先看一下" and
+    "Thanks! Can you also ..." carry content and do not. Answers such as "yes" or "可以" are
+    not confirmations: after a question they are the content.
+    """
+    stripped = text.strip()
+    if not stripped or len(stripped) > max_chars:
+        return False
+    folded = unicodedata.normalize("NFKC", stripped).lower()
+    return CONFIRMATION.fullmatch(folded) is not None
+
+
+# -- duplicates ------------------------------------------------------------------------------
+
+
+class _UnionFind:
+    __slots__ = ("parent",)
+
+    def __init__(self, n: int) -> None:
+        self.parent = list(range(n))
+
+    def find(self, x: int) -> int:
+        parent = self.parent
+        root = x
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            # the earlier fragment is the root, so roots are stable and ordered
+            if ra < rb:
+                self.parent[rb] = ra
+            else:
+                self.parent[ra] = rb
+
+
+def _is_question(text: str) -> bool:
+    return text.rstrip(" \t\r\n)]\"'”」*_`").endswith(("?", "？"))
+
+
+class _Lazy:
+    """Entities and question flags, computed only for fragments that meet a candidate."""
+
+    __slots__ = ("_ents", "_questions", "fragments")
+
+    def __init__(self, fragments: Sequence[Fragment]) -> None:
+        self.fragments = fragments
+        self._ents: dict[int, Entities] = {}
+        self._questions: dict[int, bool] = {}
+
+    def may_match(self, a: int, b: int) -> bool:
+        """Both or neither a question, and numbers / names that agree."""
+        qa = self._questions.get(a)
+        if qa is None:
+            qa = self._questions[a] = _is_question(self.fragments[a].text)
+        qb = self._questions.get(b)
+        if qb is None:
+            qb = self._questions[b] = _is_question(self.fragments[b].text)
+        if qa != qb:
+            return False
+        return compatible(
+            self.entities(a), self.entities(b), self.fragments[a].text, self.fragments[b].text
+        )
+
+    def entities(self, i: int) -> Entities:
+        ent = self._ents.get(i)
+        if ent is None:
+            ent = self._ents[i] = entities(self.fragments[i].text)
+        return ent
+
+    def entity_count(self, i: int) -> int:
+        ent = self.entities(i)
+        return len(ent.numbers) + len(ent.names)
+
+
+@dataclass
+class _Analysis:
+    """Per-fragment features shared by duplicate and chain detection."""
+
+    folded: set[int]
+    groups: list[list[int]]  # duplicate groups, fragment indices in time order
+    shingles: dict[int, array[int]]  # prose representatives -> shingle hashes
+    rep_of: dict[int, int]  # fragment -> the first fragment with the same text
+    shingler: Shingler
+    normalized: dict[int, str]
+    lazy: _Lazy
+
+
+def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analysis:
+    n = len(fragments)
+    uf = _UnionFind(n)
+    shingler = Shingler(
+        cjk_ngram=cfg.cjk_ngram, latin_ngram=cfg.latin_ngram, max_shingles=cfg.max_shingles
+    )
+    folded: set[int] = set()
+    exact: dict[bytes, int] = {}
+    rep_of: dict[int, int] = {}
+    shingles: dict[int, array[int]] = {}
+    normalized: dict[int, str] = {}
+    index = BandIndex(
+        num_perm=cfg.num_perm,
+        bands=cfg.bands,
+        bucket_cap=cfg.bucket_cap,
+        min_hits=cfg.min_band_hits,
+    )
+    indexed: list[int] = []  # LSH item -> fragment index
+    restated: dict[int, set[int]] = {}  # fragments with a restatement cue -> shingles
+    num_perm, min_shingles = cfg.num_perm, cfg.min_shingles
+    max_ack = cfg.max_confirmation_chars
+    for i, frag in enumerate(fragments):
+        text = frag.text
+        if len(text) <= 2 * max_ack and is_confirmation(text, max_chars=max_ack):
+            folded.add(i)
+            continue
+        prose = frag.kind in PROSE_KINDS
+        norm = normalize(text) if prose else " ".join(text.split())
+        if not norm:
+            continue
+        key = (b"p" if prose else b"s") + fingerprint(norm)
+        first = exact.setdefault(key, i)
+        rep_of[i] = first
+        if first != i:
+            uf.union(first, i)
+            continue
+        if not prose:
+            continue
+        normalized[i] = norm
+        hashes = shingler.hashes(norm)
+        if not hashes:
+            continue
+        shingles[i] = array("I", hashes)
+        if RESTATEMENT_CUE.search(norm):
+            # compared without the cue words themselves ("我再强调一下", "as I said")
+            restated[i] = shingler.hashes(RESTATEMENT_CUE.sub(" ", norm))
+        if len(hashes) >= min_shingles:
+            nums = numbers(text)
+            partition = zlib.crc32("\x00".join(sorted(nums)).encode()) if nums else 0
+            index.add(signature(hashes, num_perm), partition)
+            indexed.append(i)
+
+    lazy = _Lazy(fragments)
+    threshold = cfg.threshold
+
+    def similar(a: int, b: int) -> bool:
+        fa, fb = indexed[a], indexed[b]
+        sa, sb = shingles[fa], shingles[fb]
+        la, lb = len(sa), len(sb)
+        if min(la, lb) < threshold * max(la, lb):  # Jaccard <= smaller / larger
+            return False
+        shared = len(set(sa).intersection(sb))
+        return shared >= threshold * (la + lb - shared) and lazy.may_match(fa, fb)
+
+    for a, b in index.pairs(similar):
+        uf.union(indexed[a], indexed[b])
+    if restated:
+        _restatements(restated, shingles, lazy, [f.role for f in fragments], uf, cfg)
+
+    members: dict[int, list[int]] = {}
+    for i in rep_of:
+        members.setdefault(uf.find(i), []).append(i)
+    groups = sorted((m for m in members.values() if len(m) > 1), key=lambda m: m[0])
+    return _Analysis(folded, groups, shingles, rep_of, shingler, normalized, lazy)
+
+
+def _restatements(
+    restated: dict[int, set[int]],
+    shingles: dict[int, array[int]],
+    lazy: _Lazy,
+    roles: list[str],
+    uf: _UnionFind,
+    cfg: ConsolidationConfig,
+) -> None:
+    """Join each fragment with a restatement cue to the earlier fragment it overlaps most.
+
+    Earlier fragments are found through an index shingle -> the ``max_postings`` latest
+    fragments holding it, so the work per fragment is bounded.
+    """
+    postings: defaultdict[int, list[int]] = defaultdict(list)
+    cap = cfg.max_postings
+    trim_every = 16 * cap
+    next_trim = trim_every
+    last = max(restated)
+    for i, sh in shingles.items():  # insertion order = time order
+        if i > last:
+            break
+        mine = restated.get(i)
+        if mine:
+            best: tuple[bool, float, int] | None = None
+            seen: set[int] = set()
+            for h in mine:
+                for j in postings.get(h, ())[-cap:]:
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    other = shingles[j]
+                    overlap = len(mine.intersection(other)) / min(len(mine), len(other))
+                    if overlap < cfg.restate_threshold or not lazy.may_match(j, i):
+                        continue
+                    # "as I said" / "我再强调一下": the speaker repeats their own words first
+                    rank = (roles[j] == roles[i], overlap, -j)
+                    if best is None or rank > best:
+                        best = rank
+            if best is not None:
+                uf.union(-best[2], i)
+        for h in sh:
+            postings[h].append(i)
+        if i >= next_trim:  # keep every list to its latest entries now and then: O(1) amortised
+            next_trim = i + trim_every
+            for plist in postings.values():
+                if len(plist) > cap:
+                    del plist[:-cap]
+
+
+def _groups_to_records(
+    fragments: Sequence[Fragment], analysis: _Analysis
+) -> list[DuplicateGroup]:
+    out: list[DuplicateGroup] = []
+    for group in analysis.groups:
+        ids = tuple(fragments[i].id for i in group)
+        out.append(
+            DuplicateGroup(
+                kept=ids[-1],
+                members=ids,
+                most_complete=fragments[_fullest(fragments, group, analysis)].id,
+            )
+        )
+    return out
+
+
+def _fullest(fragments: Sequence[Fragment], group: list[int], analysis: _Analysis) -> int:
+    """The member with the most numbers and names, then the longest text, then the latest.
+
+    Copies with the same normalised text count once (their representative's entities), so
+    a group of 10k identical lines costs one entity extraction.
+    """
+    rep_of = analysis.rep_of
+    reps = {rep_of[i] for i in group}
+    if len(reps) == 1:
+        return max(group, key=lambda i: (len(fragments[i].text.strip()), i))
+    size = {r: analysis.lazy.entity_count(r) for r in reps}
+    return max(group, key=lambda i: (size[rep_of[i]], len(fragments[i].text.strip()), i))
+
+
+def find_duplicates(
+    fragments: Sequence[Fragment],
+    *,
+    threshold: float | None = None,
+    config: ConsolidationConfig | None = None,
+) -> list[DuplicateGroup]:
+    """Groups of fragments that say the same thing, in order of their first member.
+
+    ``threshold`` overrides ``config.threshold`` (the Jaccard similarity of shingle sets a
+    near-duplicate pair must reach). Members are in time order and the latest is ``kept``.
+    """
+    cfg = config or ConsolidationConfig()
+    if threshold is not None:
+        cfg = dataclasses.replace(cfg, threshold=threshold)
+    return _groups_to_records(fragments, _analyse(fragments, cfg))
+
+
+# -- chains ----------------------------------------------------------------------------------
+
+
+def _check_types(fragments: Sequence[Fragment], types: Sequence[str]) -> None:
+    if len(types) != len(fragments):
+        raise InputError(
+            f"got {len(types)} fragment types for {len(fragments)} fragments; "
+            "give one type per fragment",
+            where="types",
+        )
+
+
+def _chains(
+    fragments: Sequence[Fragment],
+    types: Sequence[str],
+    analysis: _Analysis,
+    cfg: ConsolidationConfig,
+) -> tuple[list[Chain], list[list[int]]]:
+    later_copy: set[int] = set()
+    for group in analysis.groups:
+        later_copy.update(group[1:])  # a restatement is not a new version
+    eligible_types = set(cfg.chain_types)
+    items: list[ChainItem] = []
+    for i, frag in enumerate(fragments):
+        if (
+            types[i] not in eligible_types
+            or frag.kind not in PROSE_KINDS
+            or i in analysis.folded
+            or i in later_copy
+            or i not in analysis.normalized
+        ):
+            continue
+        item = chain_item(i, frag.text, analysis.normalized[i], analysis.shingler)
+        if item is not None:
+            items.append(item)
+    if len(items) < 2:
+        return [], []
+    df: Counter[int] = Counter()
+    for sh in analysis.shingles.values():
+        df.update(sh)
+    linked = link_versions(
+        items,
+        df=df,
+        n_docs=max(1, len(analysis.shingles)),
+        threshold=cfg.chain_threshold,
+        slot_bonus=cfg.slot_bonus,
+        max_df=cfg.chain_max_df,
+        max_postings=cfg.max_postings,
+    )
+    chains: list[Chain] = []
+    index_chains: list[list[int]] = []
+    for n, chain in enumerate(linked, 1):
+        members = [items[p] for p in chain]
+        chains.append(
+            Chain(
+                id=f"C{n}",
+                topic=topic_label(members),
+                fragments=tuple(fragments[m.index].id for m in members),
+            )
+        )
+        index_chains.append([m.index for m in members])
+    return chains, index_chains
+
+
+def find_chains(
+    fragments: Sequence[Fragment],
+    types: Sequence[str],
+    *,
+    config: ConsolidationConfig | None = None,
+) -> list[Chain]:
+    """Requirement version chains; ``types[i]`` is the fragment type of ``fragments[i]``.
+
+    Only fragments whose type is in ``config.chain_types`` (goal, constraint, decision) take
+    part; a restatement (a later member of a duplicate group) is never a new version. Chains
+    are in order of their first version; ids are ``C1``, ``C2``, ...
+    """
+    _check_types(fragments, types)
+    cfg = config or ConsolidationConfig()
+    return _chains(fragments, types, _analyse(fragments, cfg), cfg)[0]
+
+
+# -- everything ------------------------------------------------------------------------------
+
+
+def consolidate(
+    fragments: Sequence[Fragment],
+    types: Sequence[str],
+    *,
+    config: ConsolidationConfig | None = None,
+) -> Consolidation:
+    """Duplicates, chains, folded confirmations and what supersedes what.
+
+    ``superseded_by`` maps an older duplicate to the kept (latest) copy and an older chain
+    version to the next version; a copy of a chain version made before the next version
+    also points to that next version.
+    """
+    _check_types(fragments, types)
+    cfg = config or ConsolidationConfig()
+    analysis = _analyse(fragments, cfg)
+    duplicates = _groups_to_records(fragments, analysis)
+    chains, index_chains = _chains(fragments, types, analysis, cfg)
+    superseded: dict[str, str] = {}
+    group_of: dict[int, list[int]] = {}
+    for group in analysis.groups:
+        for i in group:
+            group_of[i] = group
+        for i in group[:-1]:
+            superseded[fragments[i].id] = fragments[group[-1]].id
+    for chain in index_chains:
+        for older, newer in zip(chain, chain[1:]):
+            for i in group_of.get(older, [older]):
+                if i < newer:
+                    superseded[fragments[i].id] = fragments[newer].id
+    return Consolidation(
+        duplicates=duplicates,
+        chains=chains,
+        folded={fragments[i].id for i in sorted(analysis.folded)},
+        superseded_by=superseded,
+    )

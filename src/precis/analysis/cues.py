@@ -1,0 +1,526 @@
+"""Cue tables of the fragment type classifier: bilingual phrases and regexes with weights.
+
+The cues are data (``cues.json`` next to this module), not code; a user extends them in
+config (``[analysis.cues]``) with the same shape::
+
+    {"types": {"goal": {"en": {"ship it": 2.0},
+                        "zh": {"我要上线": {"weight": 2.5, "roles": ["user"]}},
+                        "start": {"kindly": 1.0},
+                        "regex": {"\\\\bJIRA-\\\\d+\\\\b": 0.5}}},
+     "tags": {"documentation": {"en": {"wiki": 1}}},
+     "imperative": ["ship"]}
+
+* ``types.<type>``: one of the eleven fragment types. Sections: ``en`` / ``zh`` (phrases
+  found anywhere), ``start`` (phrases that count only where the fragment starts, after a
+  list marker or heading mark), ``regex`` (searched in the lower-cased text). A type name
+  may also be given at the top level as a shorthand for ``types.<type>``.
+* A value is a weight (a number; negative weights count against the type, 0 switches a
+  built-in cue off) or ``{"weight": w, "roles": ["user", ...], "label": "..."}``: ``roles``
+  limits the cue to fragments from those speakers, ``label`` names it in the evidence.
+  A list of phrases gives each weight 1.
+* ``tags.<tag>``: the same shape, for the secondary tags (seed 000 content classes,
+  ``tech:*``, ``actionable`` / ``informational``).
+* ``imperative``: verbs that make a sentence an instruction when they open it.
+
+Matching is case-insensitive. An ASCII phrase matches whole words and ignores the
+punctuation between them (``"let's go with"`` matches "Let's go with"; ``"ok"`` does not
+match "token"); any other phrase (Chinese, emoji) matches as a substring. Every cue that
+occurs counts once.
+
+Speed: Python's ``re`` tries an alternation branch by branch at every position, so one
+alternation of hundreds of phrases (even one per type) costs 20-100 µs per sentence.
+Instead the phrases are indexed: an ASCII phrase by its longest word (the text's words come
+from one ``bytes.translate`` + ``split``; a C-level set intersection finds the candidate
+phrases, a substring test over the joined words confirms a multi-word one); any other
+phrase by its first uncommon character (a set intersection with the text's characters,
+then a substring test). Each regex cue is searched on its own, so one that opens with a
+literal is scanned at C speed; one that opens with a Chinese literal only when the text
+holds that character.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from precis.analysis.model import FRAGMENT_TYPES
+from precis.errors import ConfigError
+
+__all__ = ["ROLES", "SECTIONS", "Cue", "CueTable", "words"]
+
+SECTIONS = ("en", "zh", "start", "regex")
+"""The sections of one type's (or tag's) cue table."""
+ROLES = ("system", "user", "assistant", "tool")
+_TOP_KEYS = ("version", "types", "tags", "imperative")
+_MAX_WEIGHT = 100.0
+
+# Words: runs of ASCII letters, digits, "_", "'" and "-" ("don't", "follow-up",
+# "pk_live_7f3c"); everything else (punctuation, Chinese, emoji) separates them. Computed
+# with bytes.translate + split, ~10x faster than a regex findall.
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_'-")
+_TOKEN_TABLE = bytes(i if i in _WORD_BYTES else 0x20 for i in range(256))
+_WORD_CHAR = re.compile(r"[a-z0-9_]")
+_PLAIN_WORD = re.compile(r"[a-z0-9_]+(?:['-][a-z0-9_]+)*")
+
+
+def words(lowered: str) -> list[str]:
+    """The words of an already lower-cased text, as the phrase index sees them.
+
+    Quote marks at the edges of a word are dropped (``'ok'`` is ``ok``); apostrophes and
+    hyphens inside a word are kept (``don't``, ``follow-up``).
+    """
+    if "'" in lowered:
+        lowered = lowered.replace(" '", " ").replace("' ", " ")
+        if lowered.startswith("'"):
+            lowered = lowered[1:]
+        if lowered.endswith("'"):
+            lowered = lowered[:-1]
+    return (
+        lowered.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).decode("ascii").split()
+    )
+
+
+class Cue(NamedTuple):
+    """One cue: its ``target`` (a fragment type, or a tag when ``tag``), weight and label.
+
+    ``roles`` limits the cue to fragments from those speakers (``None``: any speaker);
+    ``evidence`` is how it is reported (``cue:<label>``). A tuple, so the classifier can
+    unpack it in its inner loop.
+    """
+
+    target: str
+    weight: float
+    label: str
+    roles: frozenset[str] | None = None
+    tag: bool = False
+    evidence: str = ""
+
+    def applies(self, role: str) -> bool:
+        return self.roles is None or role in self.roles
+
+
+# ---------------------------------------------------------------------------------------
+# Validation: a cue table as plain, normalised data
+# ---------------------------------------------------------------------------------------
+
+# target kind ("types" / "tags") -> name -> section -> phrase -> (weight, roles, label)
+_Entry = tuple[float, "tuple[str, ...] | None", "str | None"]
+_Data = dict[str, dict[str, dict[str, dict[str, _Entry]]]]
+
+
+def _empty_data() -> _Data:
+    return {"types": {}, "tags": {}}
+
+
+def _weight(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"a cue weight must be a number, got {value!r}", where=where)
+    weight = float(value)
+    if not math.isfinite(weight) or abs(weight) > _MAX_WEIGHT:
+        raise ConfigError(
+            f"a cue weight must be finite and between -{_MAX_WEIGHT:g} and {_MAX_WEIGHT:g}, "
+            f"got {value!r}",
+            where=where,
+        )
+    return weight
+
+
+def _entry(value: Any, where: str) -> _Entry:
+    if not isinstance(value, Mapping):
+        return (_weight(value, where), None, None)
+    unknown = sorted(set(value) - {"weight", "roles", "label"})
+    if unknown:
+        raise ConfigError(
+            f"unknown cue field(s) {', '.join(map(repr, unknown))}; known: weight, roles, label",
+            where=where,
+        )
+    if "weight" not in value:
+        raise ConfigError("a cue needs a 'weight'", where=where)
+    weight = _weight(value["weight"], f"{where}.weight")
+    roles = value.get("roles")
+    if roles is not None:
+        if isinstance(roles, str):
+            roles = [roles]
+        if not isinstance(roles, (list, tuple)) or not roles:
+            raise ConfigError(
+                f"'roles' must be a list of speakers, got {roles!r}", where=f"{where}.roles"
+            )
+        bad = [r for r in roles if r not in ROLES]
+        if bad:
+            raise ConfigError(
+                f"unknown role(s) {', '.join(map(repr, bad))}; known: {', '.join(ROLES)}",
+                where=f"{where}.roles",
+            )
+        roles = tuple(dict.fromkeys(roles))
+    label = value.get("label")
+    if label is not None and (not isinstance(label, str) or not label.strip()):
+        raise ConfigError(f"'label' must be a non-empty string, got {label!r}", where=where)
+    return (weight, roles, label)
+
+
+def _check_regex(pattern: str, where: str) -> None:
+    try:
+        compiled = re.compile(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError) as err:
+        raise ConfigError(f"bad regular expression {pattern!r}: {err}", where=where) from None
+    for probe in ("", "x", "a b", "中文"):
+        match = compiled.search(probe)
+        if match is not None and match.start() == match.end():
+            raise ConfigError(f"cue regex {pattern!r} matches the empty string", where=where)
+
+
+def _section(value: Any, section: str, where: str) -> dict[str, _Entry]:
+    if isinstance(value, (list, tuple)):
+        value = dict.fromkeys(value, 1.0)
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"expected a table of cue -> weight, got {type(value).__name__}", where=where
+        )
+    out: dict[str, _Entry] = {}
+    for key, raw in value.items():
+        if not isinstance(key, str) or not key.strip():
+            raise ConfigError(f"a cue must be a non-empty string, got {key!r}", where=where)
+        entry_where = f"{where}[{key!r}]"
+        if section == "regex":
+            _check_regex(key, entry_where)
+            phrase = key
+        else:
+            phrase = " ".join(key.lower().replace("\u2019", "'").split())
+        out[phrase] = _entry(raw, entry_where)
+    return out
+
+
+def _target(value: Any, where: str) -> dict[str, dict[str, _Entry]]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(
+            f"expected a table with sections {', '.join(SECTIONS)}, got {type(value).__name__}",
+            where=where,
+        )
+    out: dict[str, dict[str, _Entry]] = {}
+    for section, body in value.items():
+        if section not in SECTIONS:
+            raise ConfigError(
+                f"unknown cue section {section!r}; known: {', '.join(SECTIONS)}", where=where
+            )
+        out[section] = _section(body, section, f"{where}.{section}")
+    return out
+
+
+def _validate(data: Any, where: str) -> tuple[_Data, list[str]]:
+    """Normalised ``(types/tags data, imperative verbs)`` of a user or built-in table."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(
+            f"a cue table must be a table (mapping), got {type(data).__name__}", where=where
+        )
+    out = _empty_data()
+    imperative: list[str] = []
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise ConfigError(f"unknown key {key!r}", where=where)
+        if key.startswith("_") or key == "version":
+            continue  # comments and the format version
+        if key == "types":
+            if not isinstance(value, Mapping):
+                raise ConfigError("expected a table type -> cues", where=f"{where}.types")
+            items: Iterable[tuple[Any, Any]] = value.items()
+            for name, body in items:
+                if name not in FRAGMENT_TYPES:
+                    raise ConfigError(
+                        f"unknown fragment type {name!r}; known: {', '.join(FRAGMENT_TYPES)}",
+                        where=f"{where}.types",
+                    )
+                out["types"][name] = _target(body, f"{where}.types.{name}")
+        elif key == "tags":
+            if not isinstance(value, Mapping):
+                raise ConfigError("expected a table tag -> cues", where=f"{where}.tags")
+            for name, body in value.items():
+                if not isinstance(name, str) or not name.strip():
+                    raise ConfigError(f"a tag must be a non-empty string, got {name!r}",
+                                      where=f"{where}.tags")
+                out["tags"][name] = _target(body, f"{where}.tags.{name}")
+        elif key == "imperative":
+            if isinstance(value, str) or not isinstance(value, (list, tuple)):
+                raise ConfigError("expected a list of verbs", where=f"{where}.imperative")
+            for verb in value:
+                if not isinstance(verb, str) or not _PLAIN_WORD.fullmatch(verb.lower()):
+                    raise ConfigError(
+                        f"an imperative verb must be one plain word, got {verb!r}",
+                        where=f"{where}.imperative",
+                    )
+                imperative.append(verb.lower())
+        elif key in FRAGMENT_TYPES:
+            out["types"][key] = _target(value, f"{where}.{key}")
+        else:
+            raise ConfigError(
+                f"unknown key {key!r}; expected {', '.join(_TOP_KEYS)} or a fragment type "
+                f"({', '.join(FRAGMENT_TYPES)})",
+                where=where,
+            )
+    return out, imperative
+
+
+def _merge(base: _Data, extra: _Data) -> _Data:
+    merged: _Data = {kind: {n: {s: dict(p) for s, p in t.items()} for n, t in base[kind].items()}
+                     for kind in ("types", "tags")}
+    for kind in ("types", "tags"):
+        for name, target in extra[kind].items():
+            dest = merged[kind].setdefault(name, {})
+            for section, phrases in target.items():
+                dest.setdefault(section, {}).update(phrases)
+    return merged
+
+
+# ---------------------------------------------------------------------------------------
+# The compiled index
+# ---------------------------------------------------------------------------------------
+
+
+# Very common Han characters: a Chinese phrase is indexed by its first character that is
+# not one of these (不超过 by 超), so fewer phrases are tested per text.
+_COMMON_HAN = frozenset(
+    "的一是不了在有人这中大为上个们到说也就要以可会那你他她它都和对能没还很把被给让用先再"
+    "好去来过我"
+)
+
+
+def _key_char(phrase: str) -> str:
+    for ch in phrase:
+        if ch not in _COMMON_HAN and not ch.isspace():
+            return ch
+    return phrase[0]
+
+
+class _Index:
+    """The phrase / start / regex indexes of a table (see the module docstring).
+
+    ASCII phrases are indexed by one of their words (the longest, so the rarest): a
+    phrase is tested only when that word occurs in the text. Other phrases are indexed by
+    their first character.
+    """
+
+    def __init__(self, data: _Data) -> None:
+        phrases: dict[str, list[Cue]] = {}
+        starts: dict[str, list[Cue]] = {}
+        patterns: dict[str, list[Cue]] = {}
+        for kind in ("types", "tags"):
+            for name, target in data[kind].items():
+                for section, entries in target.items():
+                    dest = {"regex": patterns, "start": starts}.get(section, phrases)
+                    for phrase, (weight, roles, label) in entries.items():
+                        if weight == 0:
+                            continue
+                        shown = label or phrase
+                        dest.setdefault(phrase, []).append(
+                            Cue(name, weight, shown, frozenset(roles) if roles else None,
+                                kind == "tags", "cue:" + shown)
+                        )
+        by_word: dict[str, list[tuple[str | None, tuple[Cue, ...]]]] = {}
+        by_char: dict[str, list[tuple[str, tuple[Cue, ...]]]] = {}
+        for phrase, cues in phrases.items():
+            parts = words(phrase)
+            if phrase.isascii() and parts:
+                key = max(reversed(parts), key=len)
+                padded = None if len(parts) == 1 else " " + " ".join(parts) + " "
+                by_word.setdefault(key, []).append((padded, tuple(cues)))
+            else:
+                by_char.setdefault(_key_char(phrase), []).append((phrase, tuple(cues)))
+        start_by_char: dict[str, list[tuple[str, bool, tuple[Cue, ...]]]] = {}
+        for phrase, cues in starts.items():
+            boundary = _WORD_CHAR.match(phrase[-1]) is not None
+            start_by_char.setdefault(phrase[0], []).append((phrase, boundary, tuple(cues)))
+        self.by_word = {w: tuple(v) for w, v in by_word.items()}
+        self.key_words = frozenset(self.by_word)
+        self.by_char = {c: tuple(v) for c, v in by_char.items()}
+        self.key_chars = frozenset(c for c in self.by_char if not c.isascii())
+        self.ascii_first = tuple(sorted(c for c in self.by_char if c.isascii()))
+        self.start_by_char = {c: tuple(v) for c, v in start_by_char.items()}
+        # One search per regex: a regex that opens with a literal or a small set of
+        # characters is scanned at C speed, which one big alternation would not be.
+        # A regex that opens with a non-ASCII literal (Chinese) is searched only when the
+        # text holds that character; the others always.
+        self.regexes = tuple((re.compile(p, re.MULTILINE), tuple(c)) for p, c in patterns.items())
+        self.plain_regexes = tuple((rx, c) for rx, c in self.regexes if rx.pattern[0].isascii())
+        self.lead_regexes = tuple(
+            (rx.pattern[0], rx, c) for rx, c in self.regexes if not rx.pattern[0].isascii()
+        )
+
+    def scan(self, low: str, tokens: list[str], lead: int) -> list[Cue]:
+        """Every cue that occurs in ``low`` (lower-cased text; ``tokens`` its words)."""
+        found: list[Cue] = []
+        cand = self.key_words.intersection(tokens)
+        if cand:
+            norm = ""
+            for word in sorted(cand):
+                for padded, cues in self.by_word[word]:
+                    if padded is not None:
+                        if not norm:
+                            norm = " " + " ".join(tokens) + " "
+                        if padded not in norm:
+                            continue
+                    found.extend(cues)
+        ascii_text = low.isascii()
+        if not ascii_text:
+            for ch in sorted(self.key_chars.intersection(low)):
+                for phrase, cues in self.by_char[ch]:
+                    if phrase in low:
+                        found.extend(cues)
+            for ch, pattern, cues in self.lead_regexes:
+                if ch in low and pattern.search(low) is not None:
+                    found.extend(cues)
+        for ch in self.ascii_first:
+            for phrase, cues in self.by_char[ch]:
+                if phrase in low:
+                    found.extend(cues)
+        if lead < len(low):
+            for phrase, boundary, cues in self.start_by_char.get(low[lead], ()):
+                if low.startswith(phrase, lead):
+                    end = lead + len(phrase)
+                    if boundary and end < len(low) and _WORD_CHAR.match(low, end):
+                        continue
+                    found.extend(cues)
+        for pattern, cues in self.plain_regexes:
+            if pattern.search(low) is not None:
+                found.extend(cues)
+        return found
+
+
+# ---------------------------------------------------------------------------------------
+# CueTable
+# ---------------------------------------------------------------------------------------
+
+
+class CueTable:
+    """A validated, compiled set of cues. Build with :meth:`default`, :meth:`from_dict`,
+    :meth:`load`; add user cues with :meth:`extended` (a new table; tables are immutable).
+    """
+
+    __slots__ = ("_data", "_imperative", "_index")
+
+    def __init__(self, data: _Data, imperative: Iterable[str] = ()) -> None:
+        self._data = data
+        self._imperative = frozenset(imperative)
+        self._index: _Index | None = None
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, where: str = "cues") -> CueTable:
+        """A table holding exactly the cues of ``data`` (see the module docstring)."""
+        parsed, imperative = _validate(data, where)
+        return cls(parsed, imperative)
+
+    @classmethod
+    def default(cls) -> CueTable:
+        """The built-in bilingual table (``cues.json``), loaded once."""
+        return _default_table()
+
+    @classmethod
+    def load(cls, path: str | Path) -> CueTable:
+        """A table from a JSON or TOML file (by suffix; ``.toml`` needs Python >= 3.11 or
+        the ``tomli`` package)."""
+        return cls.from_dict(_read_file(Path(path)), where=str(path))
+
+    def extended(self, additions: Mapping[str, Any], *, where: str = "cues") -> CueTable:
+        """A new table: this one plus ``additions`` (same shape as ``cues.json``).
+
+        A phrase already in the table takes the new weight (0 switches it off); unknown
+        type names, bad weights or bad regexes raise :class:`~precis.errors.ConfigError`
+        naming the entry.
+        """
+        extra, imperative = _validate(additions, where)
+        if not extra["types"] and not extra["tags"] and not imperative:
+            return self
+        return CueTable(_merge(self._data, extra), self._imperative | set(imperative))
+
+    # -- use ---------------------------------------------------------------------------
+
+    @property
+    def imperative(self) -> frozenset[str]:
+        """Verbs that make a sentence an instruction when they open it."""
+        return self._imperative
+
+    def scan(self, low: str, tokens: list[str] | None = None, lead: int = 0) -> list[Cue]:
+        """The cues occurring in ``low`` (already lower-cased, ``’`` as ``'``).
+
+        ``tokens`` are its :func:`words` (computed when not given); ``lead`` is where the
+        fragment's first word starts, for ``start`` cues.
+        """
+        index = self._index
+        if index is None:
+            index = self._index = _Index(self._data)
+        return index.scan(low, words(low) if tokens is None else tokens, lead)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The table as plain data in the ``cues.json`` shape (round-trips via from_dict)."""
+        def entry(e: _Entry) -> Any:
+            weight, roles, label = e
+            if roles is None and label is None:
+                return weight
+            out: dict[str, Any] = {"weight": weight}
+            if roles is not None:
+                out["roles"] = list(roles)
+            if label is not None:
+                out["label"] = label
+            return out
+
+        result: dict[str, Any] = {"version": 1}
+        for kind in ("types", "tags"):
+            result[kind] = {
+                name: {s: {p: entry(e) for p, e in phrases.items()} for s, phrases in t.items()}
+                for name, t in self._data[kind].items()
+            }
+        result["imperative"] = sorted(self._imperative)
+        return result
+
+    def __repr__(self) -> str:
+        n = sum(len(p) for t in self._data["types"].values() for p in t.values())
+        return f"<CueTable {n} type cues, {len(self._data['tags'])} tags>"
+
+
+def _read_file(path: Path) -> Any:
+    where = str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError("cue file not found", where=where) from None
+    except OSError as err:
+        raise ConfigError(f"cannot read cue file: {err.strerror or err}", where=where) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ConfigError("cue file is not UTF-8 text", where=where) from None
+    if path.suffix.lower() == ".toml":
+        try:
+            import tomllib as toml  # type: ignore[import-not-found,unused-ignore]
+        except ModuleNotFoundError:  # Python 3.10
+            try:
+                import tomli as toml  # type: ignore[import-not-found,no-redef,unused-ignore]
+            except ModuleNotFoundError:
+                raise ConfigError(
+                    "reading a TOML cue file needs Python 3.11+ or the 'tomli' package; "
+                    "use JSON instead",
+                    where=where,
+                ) from None
+        try:
+            return toml.loads(text)
+        except toml.TOMLDecodeError as err:
+            raise ConfigError(f"invalid TOML: {err}", where=where) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ConfigError(
+            f"invalid JSON: {err.msg} (line {err.lineno}, column {err.colno})", where=where
+        ) from None
+    except RecursionError:
+        raise ConfigError("invalid JSON: nested too deeply", where=where) from None
+
+
+@cache
+def _default_table() -> CueTable:
+    text = Path(__file__).with_name("cues.json").read_text("utf-8")
+    return CueTable.from_dict(json.loads(text), where="precis/analysis/cues.json")
