@@ -35,7 +35,7 @@ def test_type_weight_orders_levels() -> None:
 
 
 def test_latest_user_request_is_boosted() -> None:
-    frags, scores = _scored(
+    _, scores = _scored(
         [("user", "Please add a CSV export."), ("assistant", "Done."),
          ("user", "Please add a CSV export.")],
         ["goal", "fact", "goal"],
@@ -59,11 +59,12 @@ def test_back_reference_phrase_points_at_last_sql() -> None:
              ("assistant", "It returns 12 rows."),
              ("user", "还是按刚才那个 SQL 再跑一次。")]
     _, scores = _scored(texts, ["code", "fact", "goal"])
-    assert scores[0].factors.get("references", 0) >= 0.16  # two points for an explicit back-reference
+    # an explicit back-reference counts two points
+    assert scores[0].factors.get("references", 0) >= 0.16
 
 
 def test_superseded_and_folded_are_penalised() -> None:
-    frags, scores = _scored(
+    _, scores = _scored(
         [("user", "Use MySQL for storage."), ("assistant", "ok"),
          ("user", "Actually, use Postgres 16 for storage.")],
         ["goal", "chitchat", "goal"],
@@ -96,7 +97,7 @@ def test_config_from_dict_and_validation() -> None:
     assert cfg.weights.recency == 0.3
     assert cfg.weights.type_weights["fact"] == 0.5
     assert cfg.weights.type_weights["goal"] == 0.55  # defaults kept
-    with pytest.raises(ConfigError, match="unknown setting.*'hgih'"):
+    with pytest.raises(ConfigError, match=r"unknown setting.*'hgih'"):
         AnalysisConfig.from_dict({"hgih": 0.6})
     with pytest.raises(ConfigError, match="recency"):
         AnalysisConfig.from_dict({"weights": {"recency": "high"}})

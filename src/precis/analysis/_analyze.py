@@ -7,10 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from precis.analysis.classify import TypeVoter, classify_all
+from precis.analysis.config import AnalysisConfig
 from precis.analysis.consolidate import consolidate
 from precis.analysis.cues import CueTable
-
-from precis.analysis.config import AnalysisConfig
 from precis.analysis.importance import Importance, score_importance
 from precis.analysis.model import Classification, Consolidation
 from precis.errors import InputError

@@ -12,10 +12,11 @@ A later fragment ``j`` is a new version of an earlier one ``i`` when
   (``python 3.9``, ``node 18``, ``预算 3万``) or the unit after it (``500mb``, ``30 分钟``,
   ``4.5 万``): "Python 3.9" -> "Python 3.10" changes the slot ``python``.
 
-Each fragment links to its best-scoring earlier candidate and joins that candidate's chain at
-the end, so "退到余额" -> "退到银行卡" -> "还是退到余额" is one chain of three. Candidates come
-from an inverted index of key terms that keeps the ``max_postings`` latest fragments per
-term, so the work per fragment is bounded.
+Two fragments that share nothing but a changed slot must be close (at most 16 eligible
+fragments apart). Each fragment links to its best-scoring earlier candidate and joins that
+candidate's chain at the end, so "退到余额" -> "退到银行卡" -> "还是退到余额" is one chain of
+three. Candidates come from an inverted index of key terms that keeps the ``max_postings``
+latest fragments per term, so the work per fragment is bounded.
 """
 
 from __future__ import annotations
@@ -23,15 +24,32 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from precis.analysis._phrases import CHANGE_CUE, CJK_FUNCTION_CHARS, CJK_STOP_WORDS, STOP_WORDS
-from precis.analysis._shingles import CJK_CHARS, Shingler, hash32, is_cjk
+from precis.analysis._phrases import (
+    CHANGE_CUE,
+    CJK_FUNCTION_CHARS,
+    CJK_STOP_WORDS,
+    STOP_WORDS,
+    strip_change_cue,
+)
+from precis.analysis._shingles import CJK_CHARS, Shingler, hash32, is_cjk, stem, tokens
 
 __all__ = ["ChainItem", "chain_item", "link_versions", "topic_label"]
 
+_DIGIT = re.compile(r"\d")
+# Two fragments that share no key term, only a slot whose value changed ("under 500MB" ->
+# "the target is 300MB"), are versions only when at most this many eligible fragments apart.
+_SLOT_ONLY_WINDOW = 16
+# In a short conversation every topic word is "frequent"; terms in up to this many fragments
+# always count.
+_MIN_DF_CAP = 5
+# Rarity is measured as if the conversation had at least this many fragments, so the topic
+# words of a five-message exchange still count.
+_MIN_DOCS = 20
 _NUM = re.compile(r"(?<![a-z0-9_#./-])(\d+(?:[.:]\d+)*)([a-z%]*)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _WORD_BEFORE = re.compile(f"([{CJK_CHARS}]+|[a-z][a-z0-9_-]*)[\\s:=：]*$")
@@ -47,6 +65,7 @@ class ChainItem:
     hashes: frozenset[int]  # their hash32 values (to look up document frequency)
     slots: Mapping[str, frozenset[str]]  # slot -> values
     cue: bool
+    surface: Mapping[str, str]  # stem -> the word as written, where they differ
 
 
 def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> ChainItem | None:
@@ -55,16 +74,24 @@ def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> Ch
     Key terms leave out the change cue itself ("改成", "switch to"): two fragments that both
     say "改成" are not on the same topic for that.
     """
-    terms = tuple(filter(_is_key, shingler.strings(CHANGE_CUE.sub(" ", normalized))))
-    found = slots(text)
+    cue = CHANGE_CUE.search(normalized) is not None
+    if cue:
+        normalized = strip_change_cue(normalized)
+    terms = tuple(filter(_is_key, shingler.strings(normalized)))
+    found = slots(text) if _DIGIT.search(text) else {}
     if not terms and not found:
         return None
+    surface: dict[str, str] = {}
+    for word in tokens(normalized):
+        if not is_cjk(word) and (base := stem(word)) != word:
+            surface.setdefault(base, word)
     return ChainItem(
         index=index,
         terms=terms,
-        hashes=frozenset(hash32(t) for t in terms),
+        hashes=frozenset(map(hash32, terms)),
         slots=found,
-        cue=CHANGE_CUE.search(normalized) is not None,
+        cue=cue,
+        surface=surface,
     )
 
 
@@ -99,7 +126,7 @@ def slots(text: str) -> dict[str, frozenset[str]]:
             if after:
                 word = after.group(1)
                 if is_cjk(word) or word not in STOP_WORDS:
-                    keys.append("u:" + (word[:-1] if word.endswith("s") and len(word) > 3 else word))
+                    keys.append("u:" + stem(word))
         before = _WORD_BEFORE.search(low, max(0, m.start() - 24), m.start())
         if before:
             word = before.group(1)
@@ -133,21 +160,30 @@ def link_versions(
     ``max_postings`` earlier fragments per key term and slot; one without a cue can only be
     a new version through a changed slot, so it visits the postings of its slots only.
     """
-    log_n = math.log(n_docs + 1)
-    df_cap = max(2.0, max_df * n_docs)
+    df_cap = max(_MIN_DF_CAP, max_df * n_docs)
+    n_idf = max(n_docs, _MIN_DOCS)
+    log_n = math.log(n_idf + 1)
 
     def weight(h: int) -> float:
         d = df.get(h, 1)
         if d > df_cap:
             return 0.0
-        return math.log((n_docs + 1) / (d + 0.5)) / log_n
+        return math.log((n_idf + 1) / (d + 0.5)) / log_n
 
-    postings: dict[int | str, list[int]] = {}
+    all_weights: dict[int, float] = {}
+    for it in items:
+        for h in it.hashes:
+            if h not in all_weights:
+                all_weights[h] = weight(h)
+
+    postings: defaultdict[int | str, list[int]] = defaultdict(list)
     chain_of: dict[int, list[int]] = {}
     chains: list[list[int]] = []
     cap = max_postings
+    slot_cap = max(4, cap // 4)  # the latest fragments with the same slot
+    limit = 2 * cap
     for pos, item in enumerate(items):
-        weights = {h: w for h in item.hashes if (w := weight(h)) > 0}
+        weights = {h: w for h in item.hashes if (w := all_weights[h]) > 0}
         score: dict[int, float] = {}
         if item.cue:
             for h, w in weights.items():
@@ -155,7 +191,7 @@ def link_versions(
                     score[cand] = score.get(cand, 0.0) + w
         changed: set[int] = set()
         for key, values in item.slots.items():
-            for cand in postings.get(key, ())[-cap:]:
+            for cand in postings.get(key, ())[-slot_cap:]:
                 if items[cand].slots[key] != values:
                     changed.add(cand)
         for cand in changed:  # without a cue, only a changed slot makes a new version
@@ -164,6 +200,8 @@ def link_versions(
                 score[cand] = sum(weights[h] for h in shared)
         best: tuple[float, int] | None = None
         for cand, value in score.items():
+            if value <= 0 and pos - cand > _SLOT_ONLY_WINDOW:
+                continue  # nothing but a unit in common: only a version if close by
             if cand in changed:
                 value += slot_bonus
             if value >= threshold and (best is None or (value, cand) > best):
@@ -175,11 +213,12 @@ def link_versions(
                 chains.append(chain)
             chain.append(pos)
             chain_of[pos] = chain
-        for key in (*weights, *item.slots):
-            plist = postings.setdefault(key, [])
+        index_keys: list[int | str] = [*weights, *item.slots]
+        for index_key in index_keys:
+            plist = postings[index_key]
             plist.append(pos)
-            if len(plist) > 2 * cap:
-                del plist[:cap]
+            if len(plist) > limit:  # keep the latest entries: O(1) amortised
+                del plist[:-cap]
     chains.sort(key=lambda c: c[0])
     return chains
 
@@ -204,8 +243,13 @@ def topic_label(members: Sequence[ChainItem], *, max_terms: int = 4) -> str:
         words = sorted(slot_words)
     if not words:
         words = _merge_runs(current.terms)
+    surface: dict[str, str] = {}
+    for item in members:
+        for base, word in item.surface.items():
+            surface.setdefault(base, word)
     out: list[str] = []
     for w in words:
+        w = surface.get(w, w)
         if w not in out:
             out.append(w)
         if len(out) == max_terms:

@@ -40,7 +40,9 @@ _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER = re.compile(r"\d+(?:[.:/-]\d+)*")
 _TRIM = "./:-~@#%+_"
 # Proper names: camelCase / ALLCAPS words, and capitalised words not at a sentence start.
-_CAPITAL = re.compile(r"(?<![A-Za-z0-9_])([A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?![A-Za-z0-9_])")
+_CAPITAL = re.compile(
+    r"(?<![A-Za-z0-9_])([A-Z][A-Za-z0-9]*|[a-z]+[A-Z][A-Za-z0-9]*)(?![A-Za-z0-9_])"
+)
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;\n•*#>\-]\s*|[\"'(\[]|\s[-*]\s)$")
 _LATIN_WORD = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?![A-Za-z0-9_])")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -54,17 +56,31 @@ def numbers(text: str) -> frozenset[str]:
     """Only the numbers of :func:`entities` (cheap when the text has no digit)."""
     if _DIGIT.search(text) is None:
         return _NONE
-    return entities(text).numbers
+    found: set[str] = set()
+    _tokens(_prepare(text), found, set())
+    return frozenset(found)
 
 
 def entities(text: str) -> Entities:
     """The numbers and names of ``text`` (see the module docstring)."""
+    text = _prepare(text)
+    numbers: set[str] = set()
+    names: set[str] = set()
+    _tokens(text, numbers, names)
+    _proper_names(text, names)
+    return Entities(frozenset(numbers), frozenset(names))
+
+
+def _prepare(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     if "," in text:
         text = _THOUSANDS.sub("", text)
-    numbers: set[str] = set()
-    names: set[str] = set()
+    return text
+
+
+def _tokens(text: str, numbers: set[str], names: set[str]) -> None:
+    """Numbers, ids, identifiers, paths and URLs of a prepared text."""
     for url in _URL.findall(text):
         names.add(url.rstrip(".,;:!?").lower())
     for atom in _ATOM.findall(text):
@@ -81,8 +97,6 @@ def entities(text: str) -> Entities:
                 numbers.add(m.group())  # 3.10, 2024-05-13, 500MB -> 500, 50%
                 continue
         names.add(low)
-    _proper_names(text, names)
-    return Entities(frozenset(numbers), frozenset(names))
 
 
 def _proper_names(text: str, names: set[str]) -> None:

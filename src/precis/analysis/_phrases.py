@@ -17,13 +17,19 @@ __all__ = [
     "CONFIRMATION",
     "RESTATEMENT_CUE",
     "STOP_WORDS",
+    "strip_change_cue",
 ]
 
 # English function words and fillers; they carry no topic and make unrelated sentences look
 # alike. Matched against lower-cased words (apostrophes removed by normalisation: "don't" is
 # "don" + "t").
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 STOP_WORDS: frozenset[str] = frozenset(
-    """
+    _words(
+        """
     a about above after again against all also am an and any are around as at be because been
     before being below between both but by can could did do does doing done down during each
     either else even ever every few for from further get gets getting go goes going got had has
@@ -35,7 +41,8 @@ STOP_WORDS: frozenset[str] = frozenset(
     what when where whether which while who whom whose why will with within without would yes
     yet you your yours d m okay ok oh hi hey thanks thank like make made want wants using use
     used also as etc e g ie eg
-    """.split()
+    """
+    )
 )
 
 # Chinese characters that mostly act as grammar (particles, pronouns, measure words, common
@@ -47,9 +54,12 @@ CJK_FUNCTION_CHARS: frozenset[str] = frozenset(
 
 # Common Chinese words that say nothing about a topic ("可以", "一下", "另外").
 CJK_STOP_WORDS: frozenset[str] = frozenset(
-    "可以 一下 一个 一些 这个 那个 这些 那些 我们 你们 他们 现在 已经 然后 因为 所以 如果 但是 不过 什么 怎么 "
-    "没有 不是 就是 还是 这样 那样 时候 需要 应该 可能 问题 另外 的话 看看 帮我 一起 一样 其他 还有 之后 之前 "
-    "目前 今天 明天 这边 那边 东西 知道 觉得 感觉 比较 非常 直接 大概".split()
+    _words(
+        "可以 一下 一个 一些 这个 那个 这些 那些 我们 你们 他们 现在 已经 然后 因为 所以 如果 但是 "
+        "不过 什么 怎么 没有 不是 就是 还是 这样 那样 时候 需要 应该 可能 问题 另外 的话 看看 帮我 "
+        "一起 一样 其他 还有 之后 之前 目前 今天 明天 这边 那边 东西 知道 觉得 感觉 比较 非常 "
+        "直接 大概"
+    )
 )
 
 # Short acknowledgements that carry nothing beyond "received". Deliberately excludes answers
@@ -67,7 +77,10 @@ _CONFIRMATION_PHRASES = (
     "明白", "明白了", "了解", "了解了", "知道了", "懂了", "谢谢", "谢谢你", "谢谢您", "多谢",
     "感谢", "非常感谢", "辛苦了", "辛苦", "好的谢谢", "ok的", "没问题", "麻烦了",
 )
-_EMOJI = "\U0001f44d\U0001f44c\U0001f64f\u2705\U0001f642\U0001f60a\U0001f600\U0001f601\u263a\U0001f91d\U0001f4af"
+_EMOJI = (  # thumbs up, OK hand, folded hands, check mark, smiles, handshake, 100
+    "\U0001f44d\U0001f44c\U0001f64f\u2705\U0001f642\U0001f60a\U0001f600\U0001f601\u263a"
+    "\U0001f91d\U0001f4af"
+)
 
 # The whole fragment is one or more acknowledgements, separated by punctuation or spaces.
 # Applied to NFKC, lower-cased text of bounded length, so the alternation stays cheap.
@@ -97,9 +110,19 @@ CHANGE_CUE = re.compile(
     r"\b(?:actually|instead|rather than|no longer|not anymore|anymore|scratch that|"
     r"on second thought|make it|go(?:ing)? with|"
     r"(?:change|switch|move|bump|upgrade|downgrade|raise|lower|set|update|increase|decrease|"
-    r"reduce|extend|push|relax|tighten|revert)(?:s|d|ed|ing)? (?:\S+ ){0,2}?to|"
-    r"replace[sd]? (?:\S+ ){0,2}?with|not \d+)\b"
-    r"|改成|改为|改到|换成|换为|变成|调整为|调整到|调到|改用|换用|不用.{0,12}?了|还是用|还是按|还是先|"
-    r"还是.{0,6}?吧|放宽到|收紧到|提高到|提升到|降到|降低到|缩短到|延长到|推到|推迟到|提前到|"
-    r"不对|算了|改一下|改写|换一下|不要.{0,10}?了|而不是|其实|定为|定成"
+    r"reduce|extend|push|relax|tighten|revert)(?:s|d|ed|ing)? (?P<o1>(?:\S+ ){0,2}?)to|"
+    r"replace[sd]? (?P<o2>(?:\S+ ){0,2}?)with|not \d+)\b"
+    r"|改成|改为|改到|换成|换为|变成|调整为|调整到|调到|改用|换用|不用(?P<o3>.{0,12}?)了|还是用|"
+    r"还是按|还是先|还是(?P<o4>.{0,6}?)吧|放宽到|收紧到|提高到|提升到|降到|降低到|缩短到|延长到|"
+    r"推到|推迟到|提前到|不对|算了|改一下|改写|换一下|不要(?P<o5>.{0,10}?)了|而不是|其实|定为|定成"
 )
+
+
+def strip_change_cue(normalized: str) -> str:
+    """``normalized`` without its change-cue words, keeping what they frame ("switch the
+    orders database to" keeps "the orders database"; "不用 MySQL 了" keeps "MySQL")."""
+    return CHANGE_CUE.sub(_keep_objects, normalized)
+
+
+def _keep_objects(m: re.Match[str]) -> str:
+    return " " + " ".join(g for g in m.groups() if g) + " "

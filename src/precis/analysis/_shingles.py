@@ -18,6 +18,7 @@ import string
 import unicodedata
 import zlib
 from hashlib import blake2b
+from typing import cast
 
 from precis.analysis._phrases import CJK_FUNCTION_CHARS, STOP_WORDS
 
@@ -31,6 +32,7 @@ _CJK_RUN = re.compile(f"[{CJK_CHARS}]")
 _TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _TOKEN_SPLIT = re.compile(f"([{CJK_CHARS}]+)|([^\\s{CJK_CHARS}]+)")
 _NON_WORD = re.compile(r"[\W_]+")
+_CACHE_SIZE = 1 << 17  # words / n-grams remembered by a Shingler
 _ASCII_PUNCT = str.maketrans(string.punctuation, " " * len(string.punctuation))
 
 
@@ -86,21 +88,27 @@ class Shingler:
         self.latin_ngram = latin_ngram
         self.max_shingles = max_shingles
         # word / n-gram -> hash, or -1 when left out; bounded by the vocabulary of one call
-        self._cache: dict[str, int] = dict.fromkeys(STOP_WORDS, -1)
+        self._cache: dict[str, int] = self._fresh_cache()
         self._terms: dict[str, str | None] = {}  # word / n-gram -> shingle string or None
 
     def _lookup(self, part: str) -> int:
         """The hash of a word (its light stem) or CJK n-gram; -1 when it is left out."""
         h = self._cache.get(part)
         if h is None:
-            if len(self._cache) > 1_000_000:  # a pathological vocabulary: start afresh
-                self._cache = dict.fromkeys(STOP_WORDS, -1)
-            if is_cjk(part):
-                h = -1 if _all_function(part) else hash32(part)
-            else:
-                h = -1 if part in STOP_WORDS else hash32(stem(part))
+            if len(self._cache) > _CACHE_SIZE:  # a large vocabulary: start afresh
+                self._cache = self._fresh_cache()
+            if self.cjk_ngram != 2 and is_cjk(part) and _all_function(part):
+                h = -1
+            else:  # stop words and grammar-only bigrams are in the cache from the start
+                h = hash32(stem(part))
             self._cache[part] = h
         return h
+
+    def _fresh_cache(self) -> dict[str, int]:
+        cache = dict.fromkeys(STOP_WORDS, -1)
+        if self.cjk_ngram == 2:
+            cache.update(_FUNCTION_GRAMS)
+        return cache
 
     def _parts(self, normalized: str) -> list[str]:
         """Words and CJK n-grams of a normalised text, unfiltered, in text order."""
@@ -130,7 +138,7 @@ class Shingler:
         for part in self._parts(normalized):
             term = terms.get(part, "")
             if term == "":
-                if len(terms) > 1_000_000:
+                if len(terms) > _CACHE_SIZE:
                     terms.clear()
                 term = terms[part] = (
                     None if self._lookup(part) == -1 else part if is_cjk(part) else stem(part)
@@ -148,9 +156,8 @@ class Shingler:
             out = {hash32(s) for s in self.strings(normalized)}
         else:
             parts = self._parts(normalized)
-            out = set(map(self._cache.get, parts))  # one lookup per already seen word
-            if None in out:
-                out = set(map(self._lookup, parts))
+            seen: set[int | None] = set(map(self._cache.get, parts))  # one lookup per word
+            out = set(map(self._lookup, parts)) if None in seen else cast("set[int]", seen)
             out.discard(-1)
         if len(out) > self.max_shingles:
             out = set(sorted(out)[: self.max_shingles])
@@ -177,11 +184,17 @@ def _word_ngrams(parts: list[str], n: int) -> list[str]:
 
 def stem(word: str) -> str:
     """A light English stem: plural endings off ("prices" -> "price", "copies" -> "copy")."""
-    if len(word) > 3 and word[-1] == "s" and word[-2] not in "su'" and not word.endswith("ous"):
+    if word[-1:] == "s" and len(word) > 3 and word[-2] not in "su'" and not word.endswith("ous"):
         if word.endswith("ies") and len(word) > 4:
             return word[:-3] + "y"
         return word[:-1]
     return word
+
+
+# CJK characters and bigrams made of grammar characters only: left out of shingle sets.
+_FUNCTION_GRAMS: dict[str, int] = dict.fromkeys(
+    [*CJK_FUNCTION_CHARS, *(a + b for a in CJK_FUNCTION_CHARS for b in CJK_FUNCTION_CHARS)], -1
+)
 
 
 def _all_function(gram: str) -> bool:

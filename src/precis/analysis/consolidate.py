@@ -40,8 +40,9 @@ import unicodedata
 import zlib
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_label
@@ -64,6 +65,11 @@ __all__ = [
 
 PROSE_KINDS = frozenset({"sentence", "paragraph", "list_item", "thinking"})
 """Fragment kinds compared by meaning; all others are grouped only when identical."""
+
+# A shingle in more than max(_COMMON_DF_MIN, _COMMON_DF_SHARE * fragments) fragments is
+# left out of MinHash signatures (never out of the exact Jaccard check).
+_COMMON_DF_MIN = 64
+_COMMON_DF_SHARE = 0.005
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,7 @@ class ConsolidationConfig:
     bands: int = 16
     min_band_hits: int = 2
     bucket_cap: int = 16
-    max_postings: int = 64
+    max_postings: int = 32
     max_confirmation_chars: int = 40
     chain_types: tuple[str, ...] = ("goal", "constraint", "decision")
     chain_threshold: float = 0.5
@@ -269,14 +275,19 @@ class _Analysis:
 
     folded: set[int]
     groups: list[list[int]]  # duplicate groups, fragment indices in time order
-    shingles: dict[int, array[int]]  # prose representatives -> shingle hashes
-    rep_of: dict[int, int]  # fragment -> the first fragment with the same text
+    n_docs: int  # prose representatives with shingles (the df denominator)
+    rep_of: array[int]  # fragment -> the first fragment with the same text, -1: none
     shingler: Shingler
     normalized: dict[int, str]
     lazy: _Lazy
+    df: Counter[int]  # shingle -> number of representatives holding it
 
 
-def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analysis:
+def _analyse(
+    fragments: Sequence[Fragment],
+    cfg: ConsolidationConfig,
+    keep_normalized: Callable[[int], bool] | None = None,
+) -> _Analysis:
     n = len(fragments)
     uf = _UnionFind(n)
     shingler = Shingler(
@@ -284,7 +295,7 @@ def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analys
     )
     folded: set[int] = set()
     exact: dict[bytes, int] = {}
-    rep_of: dict[int, int] = {}
+    rep_of = array("i", [-1]) * n
     shingles: dict[int, array[int]] = {}
     normalized: dict[int, str] = {}
     index = BandIndex(
@@ -314,7 +325,8 @@ def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analys
             continue
         if not prose:
             continue
-        normalized[i] = norm
+        if keep_normalized is not None and keep_normalized(i):
+            normalized[i] = norm  # for chain detection
         hashes = shingler.hashes(norm)
         if not hashes:
             continue
@@ -322,11 +334,22 @@ def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analys
         if RESTATEMENT_CUE.search(norm):
             # compared without the cue words themselves ("我再强调一下", "as I said")
             restated[i] = shingler.hashes(RESTATEMENT_CUE.sub(" ", norm))
-        if len(hashes) >= min_shingles:
-            nums = numbers(text)
-            partition = zlib.crc32("\x00".join(sorted(nums)).encode()) if nums else 0
-            index.add(signature(hashes, num_perm), partition)
-            indexed.append(i)
+
+    df: Counter[int] = Counter()
+    for sh in shingles.values():
+        df.update(sh)
+    # Signatures leave out shingles found in many fragments: two unrelated sentences that
+    # share a few such words would otherwise collide in LSH bands (exact verification still
+    # counts every shingle). A set made only of common shingles keeps them all.
+    common = max(_COMMON_DF_MIN, _COMMON_DF_SHARE * len(shingles))
+    for i, sh in shingles.items():
+        if len(sh) < min_shingles:
+            continue
+        rare = [h for h in sh if df[h] <= common]
+        nums = numbers(fragments[i].text)
+        partition = zlib.crc32("\x00".join(sorted(nums)).encode()) if nums else 0
+        index.add(signature(rare if len(rare) >= 2 else sh, num_perm), partition)
+        indexed.append(i)
 
     lazy = _Lazy(fragments)
     threshold = cfg.threshold
@@ -342,14 +365,18 @@ def _analyse(fragments: Sequence[Fragment], cfg: ConsolidationConfig) -> _Analys
 
     for a, b in index.pairs(similar):
         uf.union(indexed[a], indexed[b])
+    del index
     if restated:
         _restatements(restated, shingles, lazy, [f.role for f in fragments], uf, cfg)
 
-    members: dict[int, list[int]] = {}
-    for i in rep_of:
-        members.setdefault(uf.find(i), []).append(i)
-    groups = sorted((m for m in members.values() if len(m) > 1), key=lambda m: m[0])
-    return _Analysis(folded, groups, shingles, rep_of, shingler, normalized, lazy)
+    parent = uf.parent
+    roots = {uf.find(i) for i in range(n) if parent[i] != i}  # groups of two or more
+    members: dict[int, list[int]] = {r: [] for r in sorted(roots)}
+    for i in range(n):
+        if rep_of[i] >= 0 and (root := uf.find(i)) in members:
+            members[root].append(i)
+    groups = list(members.values())  # roots are each group's first member, so in order
+    return _Analysis(folded, groups, len(shingles), rep_of, shingler, normalized, lazy, df)
 
 
 def _restatements(
@@ -367,8 +394,7 @@ def _restatements(
     """
     postings: defaultdict[int, list[int]] = defaultdict(list)
     cap = cfg.max_postings
-    trim_every = 16 * cap
-    next_trim = trim_every
+    limit = 2 * cap
     last = max(restated)
     for i, sh in shingles.items():  # insertion order = time order
         if i > last:
@@ -393,12 +419,10 @@ def _restatements(
             if best is not None:
                 uf.union(-best[2], i)
         for h in sh:
-            postings[h].append(i)
-        if i >= next_trim:  # keep every list to its latest entries now and then: O(1) amortised
-            next_trim = i + trim_every
-            for plist in postings.values():
-                if len(plist) > cap:
-                    del plist[:-cap]
+            plist = postings[h]
+            plist.append(i)
+            if len(plist) > limit:  # keep the latest entries: O(1) amortised
+                del plist[:-cap]
 
 
 def _groups_to_records(
@@ -460,6 +484,11 @@ def _check_types(fragments: Sequence[Fragment], types: Sequence[str]) -> None:
         )
 
 
+def _chain_type(types: Sequence[str], cfg: ConsolidationConfig) -> Callable[[int], bool]:
+    eligible = set(cfg.chain_types)
+    return lambda i: types[i] in eligible
+
+
 def _chains(
     fragments: Sequence[Fragment],
     types: Sequence[str],
@@ -485,13 +514,10 @@ def _chains(
             items.append(item)
     if len(items) < 2:
         return [], []
-    df: Counter[int] = Counter()
-    for sh in analysis.shingles.values():
-        df.update(sh)
     linked = link_versions(
         items,
-        df=df,
-        n_docs=max(1, len(analysis.shingles)),
+        df=analysis.df,
+        n_docs=max(1, analysis.n_docs),
         threshold=cfg.chain_threshold,
         slot_bonus=cfg.slot_bonus,
         max_df=cfg.chain_max_df,
@@ -526,7 +552,7 @@ def find_chains(
     """
     _check_types(fragments, types)
     cfg = config or ConsolidationConfig()
-    return _chains(fragments, types, _analyse(fragments, cfg), cfg)[0]
+    return _chains(fragments, types, _analyse(fragments, cfg, _chain_type(types, cfg)), cfg)[0]
 
 
 # -- everything ------------------------------------------------------------------------------
@@ -546,7 +572,7 @@ def consolidate(
     """
     _check_types(fragments, types)
     cfg = config or ConsolidationConfig()
-    analysis = _analyse(fragments, cfg)
+    analysis = _analyse(fragments, cfg, _chain_type(types, cfg))
     duplicates = _groups_to_records(fragments, analysis)
     chains, index_chains = _chains(fragments, types, analysis, cfg)
     superseded: dict[str, str] = {}
@@ -557,7 +583,7 @@ def consolidate(
         for i in group[:-1]:
             superseded[fragments[i].id] = fragments[group[-1]].id
     for chain in index_chains:
-        for older, newer in zip(chain, chain[1:]):
+        for older, newer in pairwise(chain):
             for i in group_of.get(older, [older]):
                 if i < newer:
                     superseded[fragments[i].id] = fragments[newer].id
