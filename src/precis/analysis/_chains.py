@@ -36,7 +36,7 @@ from precis.analysis._phrases import (
     STOP_WORDS,
     strip_change_cue,
 )
-from precis.analysis._shingles import CJK_CHARS, Shingler, hash32, is_cjk, stem, tokens
+from precis.analysis._shingles import CJK_CHARS, Shingler, is_cjk, stem, tokens
 
 __all__ = ["ChainItem", "chain_item", "link_versions", "topic_label"]
 
@@ -65,7 +65,6 @@ class ChainItem:
     hashes: frozenset[int]  # their hash32 values (to look up document frequency)
     slots: Mapping[str, frozenset[str]]  # slot -> values
     cue: bool
-    surface: Mapping[str, str]  # stem -> the word as written, where they differ
 
 
 def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> ChainItem | None:
@@ -77,21 +76,16 @@ def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> Ch
     cue = CHANGE_CUE.search(normalized) is not None
     if cue:
         normalized = strip_change_cue(normalized)
-    terms = tuple(filter(_is_key, shingler.strings(normalized)))
+    pairs = [(t, h) for t, h in shingler.terms(normalized) if _is_key(t)]
     found = slots(text) if _DIGIT.search(text) else {}
-    if not terms and not found:
+    if not pairs and not found:
         return None
-    surface: dict[str, str] = {}
-    for word in tokens(normalized):
-        if not is_cjk(word) and (base := stem(word)) != word:
-            surface.setdefault(base, word)
     return ChainItem(
         index=index,
-        terms=terms,
-        hashes=frozenset(map(hash32, terms)),
+        terms=tuple(t for t, _ in pairs),
+        hashes=frozenset(h for _, h in pairs),
         slots=found,
         cue=cue,
-        surface=surface,
     )
 
 
@@ -223,8 +217,13 @@ def link_versions(
     return chains
 
 
-def topic_label(members: Sequence[ChainItem], *, max_terms: int = 4) -> str:
-    """A short label: the key terms the versions share, CJK bigrams merged back into words."""
+def topic_label(
+    members: Sequence[ChainItem], texts: Sequence[str], *, max_terms: int = 4
+) -> str:
+    """A short label: the key terms the versions share, CJK bigrams merged back into words.
+
+    ``texts`` are the members' normalised texts, to show a stemmed word as it was written.
+    """
     counts: dict[str, int] = {}
     for item in members:
         for term in set(item.terms):
@@ -243,10 +242,11 @@ def topic_label(members: Sequence[ChainItem], *, max_terms: int = 4) -> str:
         words = sorted(slot_words)
     if not words:
         words = _merge_runs(current.terms)
-    surface: dict[str, str] = {}
-    for item in members:
-        for base, word in item.surface.items():
-            surface.setdefault(base, word)
+    surface: dict[str, str] = {}  # stem -> the word as written
+    for text in texts:
+        for word in tokens(text):
+            if not is_cjk(word):
+                surface.setdefault(stem(word), word)
     out: list[str] = []
     for w in words:
         w = surface.get(w, w)

@@ -133,22 +133,28 @@ class Shingler:
         Words are stemmed; stop words and grammar-only CJK n-grams are left out;
         ``hash32(s)`` of each is its hash in :meth:`hashes`.
         """
-        terms = self._terms
-        out: list[str] = []
-        for part in self._parts(normalized):
-            term = terms.get(part, "")
-            if term == "":
-                if len(terms) > _CACHE_SIZE:
-                    terms.clear()
-                term = terms[part] = (
-                    None if self._lookup(part) == -1 else part if is_cjk(part) else stem(part)
-                )
-            if term is not None:
-                out.append(term)
+        out = [t for p in self._parts(normalized) if (t := self._term(p))]
         n = self.latin_ngram
         if n > 1:
             out = _word_ngrams(out, n)
         return out
+
+    def terms(self, normalized: str) -> list[tuple[str, int]]:
+        """``(shingle string, hash)`` pairs of :meth:`strings` (words only: ``latin_ngram``
+        is taken as 1), reusing the cached hashes."""
+        lookup = self._lookup
+        return [(t, lookup(p)) for p in self._parts(normalized) if (t := self._term(p))]
+
+    def _term(self, part: str) -> str | None:
+        terms = self._terms
+        term = terms.get(part, "")
+        if term == "":
+            if len(terms) > _CACHE_SIZE:
+                terms.clear()
+            term = terms[part] = (
+                None if self._lookup(part) == -1 else part if is_cjk(part) else stem(part)
+            )
+        return term
 
     def hashes(self, normalized: str) -> set[int]:
         """The shingle set of a normalised text as 32-bit hashes (see the class docstring)."""

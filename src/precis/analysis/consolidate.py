@@ -530,7 +530,7 @@ def _chains(
         chains.append(
             Chain(
                 id=f"C{n}",
-                topic=topic_label(members),
+                topic=topic_label(members, [analysis.normalized[m.index] for m in members]),
                 fragments=tuple(fragments[m.index].id for m in members),
             )
         )
