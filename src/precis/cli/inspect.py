@@ -187,7 +187,7 @@ def _print_listing(listing: dict[str, Any], limit: int) -> None:
 
 def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> None:
     from rich.markup import escape
-    from rich.table import Table
+    from rich.table import Column, Table
 
     console = _console()
     conv = report["conversation"]
@@ -211,7 +211,8 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
         console.print(f"[yellow]warning:[/] {escape(warning)}")
 
     specs = list(report["tokens"])
-    table = Table("#", "role", "name", "time", "parts", *specs,
+    table = Table(*(Column(h, no_wrap=True) for h in ("#", "role", "name", "time", "parts")),
+                  *specs,
                   title="messages", box=None, header_style="bold", title_justify="left")
     table.add_column("text", no_wrap=True)
     shown, more = _limited(report["messages"], limit)
@@ -228,7 +229,8 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
         return
     explained = bool(report["fragments"]) and "level" in report["fragments"][0]
     extra = ("type", "level", "score") if explained else ()
-    table = Table("id", "kind", "lang", "round/msg/part:span", *extra,
+    table = Table(*(Column(h, no_wrap=True) for h in
+                    ("id", "kind", "lang", "round/msg/part:span", *extra)),
                   title="fragments", box=None, header_style="bold", title_justify="left")
     table.add_column("text", no_wrap=True)
     shown, more = _limited(report["fragments"], limit)
@@ -238,9 +240,9 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
                  f"{f['round']}/{f['message']}/{f['part']}:{f['start']}-{f['end']}"]
         if explained:
             cells += [f["type"], f"[{colour[f['level']]}]{f['level']}[/]", f"{f['score']:.2f}"]
-        table.add_row(*cells, _cell(f["text"], 70))
+        table.add_row(*cells, _cell(f["text"], 64))
         if explained:
-            table.add_row(*[""] * (len(cells) - 1), "[dim]why[/]", _cell(f["why"], 110))
+            table.add_row(*[""] * (len(cells) - 1), "[dim]why[/]", _cell(f["why"], 80))
     console.print(table)
     if explained:
         for group in report["consolidation"]["duplicates"]:
