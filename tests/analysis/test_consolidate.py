@@ -109,6 +109,14 @@ def test_a_different_number_id_path_version_or_name_is_not_a_duplicate(a: str, b
     assert len(find_duplicates(frags([a, a.replace(".", "!")]))) == 1
 
 
+def test_a_restatement_cue_does_not_swallow_a_short_fragment() -> None:
+    fragments = frags([
+        "Orders table.",  # two shingles, both inside the restatement below
+        "Again, the deploy failed because the migration on the orders table timed out.",
+    ])
+    assert find_duplicates(fragments) == []
+
+
 def test_most_complete_member_is_the_fullest_wording() -> None:
     fragments = frags(
         [
@@ -368,7 +376,7 @@ def test_a_one_megabyte_line_is_handled() -> None:
     vocab = [f"w{i}" for i in range(5000)]
     big = " ".join(rnd.choice(vocab) for _ in range(200_000))  # ~1.1 MB
     fragments = frags([big, "a" * 1_000_000, big, "x" * 10 + "。" * 1000])
-    result = consolidate(fragments, ["fact"] * 4)
+    result = consolidate(fragments, ["goal"] * 4)  # goals: chain detection reads them too
     assert [g.members for g in result.duplicates] == [("S1", "S3")]
 
 
@@ -382,7 +390,7 @@ def test_a_one_megabyte_line_is_handled() -> None:
         ({"threshold": 1.5}, "consolidation.threshold"),
         ({"num_perm": 30, "bands": 16}, "consolidation.bands"),
         ({"bands": 0}, "consolidation.bands"),
-        ({"min_band_hits": 20}, "consolidation.min_band_hits"),
+        ({"min_band_hits": 40}, "consolidation.min_band_hits"),
         ({"cjk_ngram": True}, "consolidation.cjk_ngram"),
         ({"chain_types": ("goal", "wish")}, "consolidation.chain_types"),
         ({"slot_bonus": -1}, "consolidation.slot_bonus"),

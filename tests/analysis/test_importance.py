@@ -103,6 +103,11 @@ def test_config_from_dict_and_validation() -> None:
         AnalysisConfig.from_dict({"weights": {"recency": "high"}})
     with pytest.raises(ConfigError, match="unknown fragment type"):
         AnalysisConfig.from_dict({"weights": {"type_weights": {"gaol": 1}}})
+    nested = AnalysisConfig.from_dict({"consolidation": {"threshold": 0.7}})
+    assert nested.consolidation.threshold == 0.7
+    with pytest.raises(ConfigError) as info:
+        AnalysisConfig.from_dict({"consolidation": {"treshold": 0.7}})
+    assert info.value.where == "consolidation"
     with pytest.raises(ConfigError, match="medium <= high"):
         AnalysisConfig(high=0.2, medium=0.5)
 

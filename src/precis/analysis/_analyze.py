@@ -138,7 +138,7 @@ def analyze(
     classes = classify_all(fragments, cues, voter=voter, threshold=cfg.vote_below)
     timings["classify"] = time.perf_counter() - t
     t = time.perf_counter()
-    cons = consolidate(fragments, [c.type for c in classes])
+    cons = consolidate(fragments, [c.type for c in classes], config=cfg.consolidation)
     timings["consolidate"] = time.perf_counter() - t
     t = time.perf_counter()
     scores = score_importance(fragments, classes, cons, cfg)

@@ -50,6 +50,7 @@ _MIN_DF_CAP = 5
 # Rarity is measured as if the conversation had at least this many fragments, so the topic
 # words of a five-message exchange still count.
 _MIN_DOCS = 20
+_MAX_CHARS = 2000  # characters of a fragment read for chain detection
 _NUM = re.compile(r"(?<![a-z0-9_#./-])(\d+(?:[.:]\d+)*)([a-z%]*)")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _WORD_BEFORE = re.compile(f"([{CJK_CHARS}]+|[a-z][a-z0-9_-]*)[\\s:=：]*$")
@@ -71,8 +72,10 @@ def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> Ch
     """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
 
     Key terms leave out the change cue itself ("改成", "switch to"): two fragments that both
-    say "改成" are not on the same topic for that.
+    say "改成" are not on the same topic for that. Only the first ``_MAX_CHARS`` characters
+    count: a requirement is stated in a sentence or two, and a 1 MB "goal" stays cheap.
     """
+    text, normalized = text[:_MAX_CHARS], normalized[:_MAX_CHARS]
     cue = CHANGE_CUE.search(normalized) is not None
     if cue:
         normalized = strip_change_cue(normalized)

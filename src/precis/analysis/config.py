@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from precis.analysis.consolidate import ConsolidationConfig
 from precis.errors import ConfigError
 
 __all__ = ["AnalysisConfig", "ImportanceWeights"]
@@ -71,7 +72,8 @@ class AnalysisConfig:
     ``high`` / ``medium`` are the level thresholds on the importance score; ``cues`` holds
     user additions to the classifier's cue tables (same shape as the built-in
     ``cues.json``); ``vote_below`` is the confidence under which an optional model layer
-    is asked to vote on a fragment's type.
+    is asked to vote on a fragment's type; ``consolidation`` holds the duplicate and chain
+    settings (:class:`~precis.analysis.consolidate.ConsolidationConfig`).
     """
 
     weights: ImportanceWeights = field(default_factory=ImportanceWeights)
@@ -81,6 +83,7 @@ class AnalysisConfig:
     medium: float = 0.22
     vote_below: float = 0.5
     cues: Mapping[str, Any] = field(default_factory=dict)
+    consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
 
     def __post_init__(self) -> None:
         if not 0 <= self.medium <= self.high:
@@ -111,6 +114,8 @@ class AnalysisConfig:
         for key, value in data.items():
             if key == "weights":
                 kwargs[key] = _weights_from(value)
+            elif key == "consolidation":
+                kwargs[key] = ConsolidationConfig.from_dict(value)
             elif key == "cues":
                 if not isinstance(value, Mapping):
                     raise ConfigError("expected a table of cue additions", where="analysis.cues")

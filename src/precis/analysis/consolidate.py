@@ -5,7 +5,10 @@
   often it was said, ``most_complete`` names the member with the fullest wording (most
   numbers and names, then the longest).
 * :func:`find_chains`: goals / constraints / decisions that replace earlier ones on the same
-  topic ("use MySQL" -> "改成 Postgres" -> "Postgres 16 on RDS"); the last version is in force.
+  topic ("数据库用 MySQL" -> "数据库改成 Postgres" -> "数据库定为 Postgres 16, 部署在 RDS"; "keep
+  Python 3.9" -> "the minimum is now Python 3.10"); the last version is in force. A later
+  version needs a shared key term or slot *and* a change (a cue such as "actually" / "改成",
+  or a number that changed in the same slot); see :mod:`precis.analysis._chains`.
 * :func:`is_confirmation`: short acknowledgements ("ok", "好的", "thanks", "👍") that fold
   away.
 * :func:`consolidate`: all three as one :class:`~precis.analysis.model.Consolidation`.
@@ -28,9 +31,12 @@ How duplicates are found, in linear time:
    days" vs "92 days", ``PAY-1287`` vs ``PAY-1278`` and "MySQL" vs "Postgres" are never
    duplicates). Fragments with fewer than ``min_shingles`` shingles take the exact path only.
 4. Restatements: a fragment that says it repeats something ("as I said", "again",
-   "我再强调一下") joins the earlier fragment it overlaps most, if the overlap coefficient
-   (shared shingles / the smaller set) reaches ``restate_threshold`` and the numbers and
-   names agree.
+   "我再强调一下") joins the earlier fragment it overlaps most (the same speaker's first),
+   if the overlap coefficient (shared shingles / the smaller set, cue words left out)
+   reaches ``restate_threshold`` and the numbers and names agree.
+
+Every step keeps its work per fragment bounded (LSH buckets and term postings keep their
+latest entries only), so time and memory grow linearly with the conversation.
 """
 
 from __future__ import annotations
@@ -80,9 +86,10 @@ class ConsolidationConfig:
     (overlap coefficient when a restatement cue is present), ``cjk_ngram`` / ``latin_ngram``
     (shingle sizes), ``min_shingles`` (fewer: exact match only), ``max_shingles`` (a larger
     set keeps a bottom-k sample), ``num_perm`` / ``bands`` (MinHash bins and LSH bands; rows
-    per band = ``num_perm / bands``), ``min_band_hits`` (bands two fragments must share to be
-    compared), ``bucket_cap`` (fragments kept per LSH bucket),
-    ``max_postings`` (fragments kept per term in the restatement / chain term index).
+    per band = ``num_perm / bands``), ``min_band_hits`` (band keys two fragments must share to
+    be compared, and at least a quarter of the smaller one's), ``bucket_cap`` (fragments kept
+    per LSH bucket), ``max_postings`` (fragments kept per term in the restatement / chain
+    term index).
     Confirmations: ``max_confirmation_chars``. Chains: ``chain_types``, ``chain_threshold``
     (summed rarity of shared key terms), ``slot_bonus`` (added when a number in the same
     slot changed), ``chain_max_df`` (terms in a larger share of fragments do not count).
@@ -95,7 +102,7 @@ class ConsolidationConfig:
     min_shingles: int = 3
     max_shingles: int = 256
     num_perm: int = 32
-    bands: int = 16
+    bands: int = 32
     min_band_hits: int = 2
     bucket_cap: int = 16
     max_postings: int = 32
@@ -389,12 +396,17 @@ def _restatements(
 ) -> None:
     """Join each fragment with a restatement cue to the earlier fragment it overlaps most.
 
+    The overlap coefficient (shared shingles / the smaller set) must reach
+    ``restate_threshold`` with at least two shared shingles, and the earlier fragment must
+    have ``min_shingles``: a two-word fragment lies inside almost any restatement.
+
     Earlier fragments are found through an index shingle -> the ``max_postings`` latest
     fragments holding it, so the work per fragment is bounded.
     """
     postings: defaultdict[int, list[int]] = defaultdict(list)
     cap = cfg.max_postings
     limit = 2 * cap
+    threshold, min_shingles = cfg.restate_threshold, cfg.min_shingles
     last = max(restated)
     for i, sh in shingles.items():  # insertion order = time order
         if i > last:
@@ -409,8 +421,11 @@ def _restatements(
                         continue
                     seen.add(j)
                     other = shingles[j]
-                    overlap = len(mine.intersection(other)) / min(len(mine), len(other))
-                    if overlap < cfg.restate_threshold or not lazy.may_match(j, i):
+                    if len(other) < min_shingles:
+                        continue  # a two-word fragment lies inside almost any restatement
+                    shared = len(mine.intersection(other))
+                    overlap = shared / min(len(mine), len(other))
+                    if shared < 2 or overlap < threshold or not lazy.may_match(j, i):
                         continue
                     # "as I said" / "我再强调一下": the speaker repeats their own words first
                     rank = (roles[j] == roles[i], overlap, -j)
