@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from precis.model import Conversation, Image, Part, Thinking, ToolCall, ToolResult
-from precis.segment._lang import detect_language
+from precis.segment._lang import _ASCII_LETTER, _LATIN_WORD, detect_language, has_han
 from precis.segment._spans import strip_span
 from precis.segment._text import Span, split_text
 from precis.segment.model import Fragment, Provenance, Round, Segmentation
@@ -86,6 +86,9 @@ def segment(conversation: Conversation) -> Segmentation:
     rounds: list[Round] = []
     fragments: list[Fragment] = []
     append = fragments.append
+    # Fragments and provenance are named tuples; building them with tuple.__new__ skips the
+    # generated keyword-handling __new__ (a third of the per-fragment cost on long sessions).
+    new = tuple.__new__
     round_role: str | None = None
     round_messages: list[int] = []
     for mi, message in enumerate(conversation.messages):
@@ -101,6 +104,11 @@ def segment(conversation: Conversation) -> Segmentation:
             text = getattr(part, "text", None)
             if not isinstance(text, str):
                 continue
+            # Language per piece, with the part's own script deciding the shortcut: a piece
+            # of an ASCII part needs one letter search, one of a part with no Latin word one
+            # Han search (the same answers detect_language gives, for less work).
+            ascii_part = text.isascii()
+            latin_free = not ascii_part and _LATIN_WORD.search(text) is None
             for kind, s, e, hint in _part_spans(part, text):
                 piece = text[s:e]
                 if kind in STRUCTURED_KINDS:
@@ -108,17 +116,24 @@ def segment(conversation: Conversation) -> Segmentation:
                 elif kind == "image":
                     caption = getattr(part, "caption", None)
                     language = detect_language(caption) if isinstance(caption, str) else "none"
+                elif ascii_part:
+                    language = "en" if _ASCII_LETTER.search(piece) else "none"
+                elif latin_free:
+                    language = "zh" if has_han(piece) else "none"
                 else:
                     language = detect_language(piece)
                 append(
-                    Fragment(
-                        f"S{len(fragments) + 1}",
-                        kind,  # type: ignore[arg-type]
-                        piece,
-                        role,
-                        language,
-                        Provenance(ri, mi, pi, s, e),
-                        hint,
+                    new(
+                        Fragment,
+                        (
+                            f"S{len(fragments) + 1}",
+                            kind,
+                            piece,
+                            role,
+                            language,
+                            new(Provenance, (ri, mi, pi, s, e)),
+                            hint,
+                        ),
                     )
                 )
     if round_messages:
