@@ -248,8 +248,8 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
         for group in report["consolidation"]["duplicates"]:
             console.print(f"duplicates: {', '.join(group)} (kept {group[-1]})")
         for chain in report["consolidation"]["chains"]:
-            console.print(f"chain {chain['id']} [{escape(chain['topic'])}]: "
-                          + " -> ".join(chain["fragments"]))
+            topic = f" ({escape(chain['topic'])})" if chain["topic"] else ""
+            console.print(f"chain {chain['id']}{topic}: " + " -> ".join(chain["fragments"]))
     if more:
         console.print(f"… {more} more fragments (use --limit 0 to show all)")
 
