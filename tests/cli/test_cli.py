@@ -128,3 +128,15 @@ def test_stdin_and_console_script(tmp_path: Path) -> None:
                          input=b"\x00\x01binary", capture_output=True, check=False)
     assert bad.returncode == 2
     assert b"binary" in bad.stderr and b"Traceback" not in bad.stderr
+
+
+def test_inspect_reports_the_picked_index_of_identical_conversations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Two runs of the same task are equal as data; the report must name the one picked.
+    line = json.dumps({"messages": [{"role": "user", "content": "same"}]})
+    path = tmp_path / "twice.jsonl"
+    path.write_text(f"{line}\n{line}\n", encoding="utf-8")
+    code, out, _ = run(["inspect", str(path), "--json", "--pick", "1"], capsys)
+    assert code == 0
+    assert json.loads(out)["conversation"] == {"id": None, "title": None, "index": 1, "of": 2}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import precis
-from precis.errors import SelectionError, UnknownFormatError
+from precis.errors import ConfigError, SelectionError, UnknownFormatError
 
 
 def _write(tmp_path: Path, name: str, value: object) -> Path:
@@ -84,3 +84,29 @@ def test_bundled_example_loads() -> None:
     assert conv.warnings == []
     calls = [c for m in conv for c in m.tool_calls]
     assert [c.name for c in calls] == ["read_file", "run_sql", "write_file", "run", "run"]
+
+
+def test_third_party_format_registration() -> None:
+    from precis.formats import ConversationFormat, Document, formats, register_format
+    from precis.model import Conversation, Message
+
+    class Lines(ConversationFormat):
+        name = "test-lines"
+        description = "one user message per line (test format)"
+
+        def sniff(self, doc: Document) -> float:
+            return 0.0  # only when forced
+
+        def parse(self, doc: Document) -> list[Conversation]:
+            return [Conversation([Message.of("user", x) for x in doc.text.splitlines() if x])]
+
+    register_format(Lines(), replace=True)
+    assert "test-lines" in formats() and "openai" in formats()
+    conv = precis.load(b"first\nsecond\n", format="test-lines")
+    assert [m.text for m in conv] == ["first", "second"]
+    with pytest.raises(ConfigError, match="already registered"):
+        register_format(Lines())
+    original = formats()["openai"]
+    with pytest.raises(ConfigError, match="'openai' is already registered"):
+        register_format(type("Fake", (Lines,), {"name": "openai"})())
+    assert formats()["openai"] is original

@@ -7,11 +7,11 @@ plain mapping (a config file) and rejects unknown keys and bad values with a
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from precis._settings import settings_table
 from precis.analysis.consolidate import ConsolidationConfig
 from precis.errors import ConfigError
 
@@ -108,12 +108,8 @@ class AnalysisConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnalysisConfig:
         """Build from a mapping such as ``{"high": 0.6, "weights": {"recency": 0.2}}``."""
-        if not isinstance(data, Mapping):
-            raise ConfigError("expected a table of settings", where="analysis")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        _reject_unknown(data, fields, "analysis")
         kwargs: dict[str, Any] = {}
-        for key, value in data.items():
+        for key, value in settings_table(data, cls, "analysis").items():
             if key == "weights":
                 kwargs[key] = _weights_from(value)
             elif key == "consolidation":
@@ -127,16 +123,6 @@ class AnalysisConfig:
         return cls(**kwargs)
 
 
-def _reject_unknown(data: Mapping[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ConfigError(
-            f"unknown setting(s) {', '.join(map(repr, unknown))}; known: "
-            f"{', '.join(sorted(known))}",
-            where=where,
-        )
-
-
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"expected a number, got {value!r}", where=where)
@@ -145,12 +131,8 @@ def _number(value: Any, where: str) -> float:
 
 def _weights_from(data: Any) -> ImportanceWeights:
     where = "analysis.weights"
-    if not isinstance(data, Mapping):
-        raise ConfigError("expected a table of weights", where=where)
-    fields = {f.name for f in dataclasses.fields(ImportanceWeights)}
-    _reject_unknown(data, fields, where)
     kwargs: dict[str, Any] = {}
-    for key, value in data.items():
+    for key, value in settings_table(data, ImportanceWeights, where).items():
         if key == "type_weights":
             if not isinstance(value, Mapping):
                 raise ConfigError("expected a table type -> weight", where=f"{where}.{key}")

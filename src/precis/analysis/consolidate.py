@@ -51,6 +51,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from precis._settings import settings_table
 from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_label
 from precis.analysis._entities import Entities, compatible, entities, numbers
 from precis.analysis._minhash import BandIndex, signature
@@ -167,17 +168,7 @@ class ConsolidationConfig:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ConsolidationConfig:
         """Build from a mapping such as ``{"threshold": 0.6}``; unknown keys are an error."""
-        if not isinstance(data, Mapping):
-            raise ConfigError("expected a table of settings", where="consolidation")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ConfigError(
-                f"unknown setting(s) {', '.join(map(repr, unknown))}; known: "
-                f"{', '.join(sorted(known))}",
-                where="consolidation",
-            )
-        kwargs = dict(data)
+        kwargs = settings_table(data, cls, "consolidation")
         if isinstance(kwargs.get("chain_types"), list):
             kwargs["chain_types"] = tuple(kwargs["chain_types"])
         return cls(**kwargs)

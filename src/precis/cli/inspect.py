@@ -10,7 +10,7 @@ import click
 
 from precis.cli._options import conversation_input, read_collection
 from precis.formats import Collection
-from precis.model import Conversation, Message
+from precis.model import Message
 
 __all__ = ["inspect_command", "inspect_report"]
 
@@ -28,7 +28,7 @@ def _part_kinds(message: Message) -> str:
 
 
 def inspect_report(
-    collection: Collection, conv: Conversation, tokenizers: list[str], explain: bool = False
+    collection: Collection, position: int, tokenizers: list[str], explain: bool = False
 ) -> dict[str, Any]:
     """Everything ``inspect`` shows, as plain data (the ``--json`` output).
 
@@ -38,6 +38,7 @@ def inspect_report(
     from precis.segment import segment
     from precis.tokens import get_counter
 
+    conv = collection.conversations[position]
     counters = {spec: get_counter(spec) for spec in tokenizers}
     seg = segment(conv)
     analysis = None
@@ -97,7 +98,7 @@ def inspect_report(
         "conversation": {
             "id": conv.id,
             "title": conv.title,
-            "index": collection.conversations.index(conv),
+            "index": position,
             "of": len(collection),
         },
         "counts": {
@@ -286,8 +287,9 @@ def inspect_command(
         else:
             _print_listing(listing, limit)
         return
-    conv = collection.pick(pick)
-    report = inspect_report(collection, conv, list(tokenizers) or ["estimate"], explain)
+    report = inspect_report(
+        collection, collection.resolve(pick), list(tokenizers) or ["estimate"], explain
+    )
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -28,9 +28,6 @@ __all__ = [
     "register_format",
 ]
 
-Pick = "int | str | None"
-
-
 @dataclass
 class Collection:
     """Every conversation in one input, with the format that read them."""
@@ -53,10 +50,14 @@ class Collection:
 
         With ``selector=None`` the input must hold exactly one conversation.
         """
+        return self.conversations[self.resolve(selector)]
+
+    def resolve(self, selector: int | str | None) -> int:
+        """The 0-based index :meth:`pick` selects (raises :class:`SelectionError`)."""
         convs = self.conversations
         if selector is None:
             if len(convs) == 1:
-                return convs[0]
+                return 0
             ids = [c.id or str(i) for i, c in enumerate(convs[:5])]
             raise SelectionError(
                 f"holds {len(convs)} conversations; choose one with pick=N (0-based index) "
@@ -65,9 +66,9 @@ class Collection:
                 where=self.source,
             )
         if isinstance(selector, str):
-            for conv in convs:
+            for index, conv in enumerate(convs):
                 if conv.id == selector:
-                    return conv
+                    return index
             if not selector.strip().lstrip("-").isdigit():
                 raise SelectionError(
                     f"no conversation has id {selector!r}", where=self.source
@@ -84,7 +85,7 @@ class Collection:
                 f"conversation{'s' if len(convs) != 1 else ''} (0 to {len(convs) - 1})",
                 where=self.source,
             )
-        return convs[selector]
+        return selector
 
 
 def detect_format(doc: Document) -> ConversationFormat:

@@ -25,7 +25,7 @@ def _register_all() -> None:
         module = importlib.import_module(module_name)
         fmt: ConversationFormat
         for fmt in getattr(module, "FORMATS", ()):
-            register_format(fmt, replace=True)
+            register_format(fmt)
 
 
 _register_all()

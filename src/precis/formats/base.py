@@ -41,9 +41,20 @@ _REGISTRY: dict[str, ConversationFormat] = {}
 
 
 def register_format(fmt: ConversationFormat, *, replace: bool = False) -> ConversationFormat:
-    """Add ``fmt`` to the registry under ``fmt.name``."""
+    """Add ``fmt`` to the registry under ``fmt.name``.
+
+    The built-in formats are registered first, so a third-party format with a built-in's
+    name needs ``replace=True`` and then stays in place.
+    """
+    from precis.formats import _builtin  # noqa: F401  (built-ins first; no-op once loaded)
+
     if fmt.name in _REGISTRY and not replace:
-        raise ValueError(f"a format named {fmt.name!r} is already registered")
+        from precis.errors import ConfigError
+
+        raise ConfigError(
+            f"a format named {fmt.name!r} is already registered; pass replace=True to "
+            "replace it"
+        )
     _REGISTRY[fmt.name] = fmt
     return fmt
 
