@@ -11,6 +11,7 @@ import pytest
 from precis.errors import (
     EmptyInputError,
     EncodingError,
+    FormatError,
     InputNotFoundError,
     InputTooLargeError,
     JSONSyntaxError,
@@ -132,3 +133,20 @@ def test_deep_but_reasonable_json_is_fine(tmp_path: Path) -> None:
         value = {"k": value}
     doc = read_document(write(tmp_path, "ok.json", json.dumps(value)))
     assert doc.kind == "json"
+
+
+def test_lone_surrogate_escapes_become_replacement_characters(tmp_path: Path) -> None:
+    # "\ud83d" cut from an emoji is valid JSON but not printable text.
+    raw = '[{"role": "user", "content": "ok \\ud83d", "x": "\\ud83d\\ude00"}]'
+    path = write(tmp_path, "cut.json", raw)
+    value = read_document(path).value
+    assert value[0]["content"] == "ok \ufffd"
+    assert value[0]["x"] == "\U0001f600"  # a complete pair is kept
+    value[0]["content"].encode("utf-8")  # printable / encodable
+
+
+def test_huge_integer_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="cannot be read"):
+        read_document(write(tmp_path, "big.json", "[" + "1" * 5000 + "]"))
+    with pytest.raises(FormatError, match=r"\(line 2\)"):
+        read_document(write(tmp_path, "big.jsonl", '{"a": 1}\n{"a": ' + "1" * 5000 + "}\n"))

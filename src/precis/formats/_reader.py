@@ -17,6 +17,7 @@ from typing import Any, BinaryIO, Literal
 from precis.errors import (
     EmptyInputError,
     EncodingError,
+    FormatError,
     InputNotFoundError,
     InputTooLargeError,
     JSONSyntaxError,
@@ -133,20 +134,44 @@ def _decode(data: bytes, source: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _loads(text: str, source: str, line_offset: int = 0) -> Any:
+# A UTF-16 surrogate escape without its partner ("\ud83d" cut from an emoji) is valid JSON
+# but not text: Python would carry it as a lone surrogate that cannot be printed or encoded.
+_LONE_SURROGATE = re.compile(
+    r"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def _json(text: str, source: str, line_offset: int = 0) -> Any:
+    """``json.loads`` with every non-syntax failure turned into a precis error.
+
+    Lone surrogate escapes become U+FFFD (same length, so error columns stay right).
+    ``json.JSONDecodeError`` passes through: callers decide what a syntax error means.
+    """
+    if "\\ud" in text or "\\uD" in text:
+        text = _LONE_SURROGATE.sub(r"\\ufffd", text)
+    where_line = f" (line {line_offset + 1})" if line_offset else ""
     try:
         return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise NestingTooDeepError(
+            f"JSON is nested too deeply to be a conversation{where_line}", where=source
+        ) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise FormatError(f"JSON value cannot be read{where_line}: {exc}", where=source) from None
+
+
+def _loads(text: str, source: str, line_offset: int = 0) -> Any:
+    try:
+        return _json(text, source, line_offset)
     except json.JSONDecodeError as exc:
         raise JSONSyntaxError(
             f"malformed JSON: {exc.msg}",
             line=exc.lineno + line_offset,
             column=exc.colno,
             source=source,
-        ) from None
-    except RecursionError:
-        line = f" (line {line_offset + 1})" if line_offset else ""
-        raise NestingTooDeepError(
-            f"JSON is nested too deeply to be a conversation{line}", where=source
         ) from None
 
 
@@ -168,7 +193,7 @@ def _parse_text(text: str, source: str) -> Document:
     if stripped[0] not in "[{":
         return Document(source=source, kind="text", value=None, text=text)
     try:
-        value = json.loads(text)
+        value = _json(text, source)
     except json.JSONDecodeError as exc:
         # "Extra data" after a complete first value: JSON Lines.
         if exc.msg == "Extra data" and stripped[0] == "{":
@@ -181,10 +206,6 @@ def _parse_text(text: str, source: str) -> Document:
             return Document(source=source, kind="text", value=None, text=text)
         raise JSONSyntaxError(
             f"malformed JSON: {exc.msg}", line=exc.lineno, column=exc.colno, source=source
-        ) from None
-    except RecursionError:
-        raise NestingTooDeepError(
-            "JSON is nested too deeply to be a conversation", where=source
         ) from None
     return Document(source=source, kind="json", value=value, text=text)
 
