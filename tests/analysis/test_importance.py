@@ -118,3 +118,31 @@ def test_thresholds_change_levels() -> None:
     classes = [Classification(type="fact", confidence=0.9)]
     strict = score_importance(frags, classes, Consolidation(), AnalysisConfig(high=5, medium=4))
     assert strict[0].level == "LOW"
+
+
+@pytest.mark.parametrize(
+    ("build", "where"),
+    [
+        (lambda: AnalysisConfig(high="x"), "analysis.high"),  # type: ignore[arg-type]
+        (lambda: AnalysisConfig.from_dict({"weights": {"recency": float("nan")}}),
+         "analysis.weights.recency"),
+        (lambda: AnalysisConfig.from_dict({"weights": {"type_weights": {"fact": float("inf")}}}),
+         "analysis.weights.type_weights.fact"),
+        (lambda: AnalysisConfig.from_dict({"weights": {"recent_rounds": 1.5}}),
+         "analysis.weights.recent_rounds"),
+        (lambda: AnalysisConfig.from_dict({"consolidation": {"chain_threshold": float("nan")}}),
+         "consolidation.chain_threshold"),
+    ],
+)
+def test_invalid_values_are_config_errors(build, where: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        build()
+    assert info.value.where == where
+
+
+def test_bad_cue_additions_fail_when_the_config_is_built() -> None:
+    with pytest.raises(ConfigError) as info:
+        AnalysisConfig.from_dict({"cues": {"types": 5}})
+    assert info.value.where is not None and info.value.where.startswith("analysis.cues")
+    cfg = AnalysisConfig.from_dict({"cues": {}})
+    assert cfg.cue_table is cfg.cue_table  # built once per config

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from precis.analysis.classify import TypeVoter, classify_all
 from precis.analysis.config import AnalysisConfig
 from precis.analysis.consolidate import consolidate
-from precis.analysis.cues import CueTable
 from precis.analysis.importance import Importance, score_importance
 from precis.analysis.model import Classification, Consolidation
 from precis.errors import InputError
@@ -132,10 +131,9 @@ def analyze(
             raise TypeError("analyze(segmentation) needs conversation=")
         conv, seg = conversation, source
     timings["segment"] = time.perf_counter() - start
-    cues = CueTable.default().extended(cfg.cues) if cfg.cues else CueTable.default()
     t = time.perf_counter()
     fragments = seg.fragments
-    classes = classify_all(fragments, cues, voter=voter, threshold=cfg.vote_below)
+    classes = classify_all(fragments, cfg.cue_table, voter=voter, threshold=cfg.vote_below)
     timings["classify"] = time.perf_counter() - t
     t = time.perf_counter()
     cons = consolidate(fragments, [c.type for c in classes], config=cfg.consolidation)

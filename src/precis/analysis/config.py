@@ -7,12 +7,16 @@ plain mapping (a config file) and rejects unknown keys and bad values with a
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from precis._settings import settings_table
 from precis.analysis.consolidate import ConsolidationConfig
+from precis.analysis.cues import CueTable
 from precis.errors import ConfigError
 
 __all__ = ["AnalysisConfig", "ImportanceWeights"]
@@ -64,6 +68,28 @@ class ImportanceWeights:
     repetitive: float = 0.15
     confirmation: float = 0.5
 
+    def __post_init__(self) -> None:
+        where = "analysis.weights"
+        for f in dataclasses.fields(self):
+            if f.name not in ("type_weights", "recent_rounds"):
+                _number(getattr(self, f.name), f"{where}.{f.name}")
+        if not isinstance(self.type_weights, Mapping):
+            raise ConfigError("expected a table type -> weight", where=f"{where}.type_weights")
+        from precis.analysis.model import FRAGMENT_TYPES
+
+        unknown = sorted(set(self.type_weights) - set(FRAGMENT_TYPES), key=str)
+        if unknown:
+            raise ConfigError(
+                f"unknown fragment type(s) {unknown}; known: {', '.join(FRAGMENT_TYPES)}",
+                where=f"{where}.type_weights",
+            )
+        for name, value in self.type_weights.items():
+            _number(value, f"{where}.type_weights.{name}")
+        rounds = self.recent_rounds
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+            raise ConfigError(f"expected a whole number >= 0, got {rounds!r}",
+                              where=f"{where}.recent_rounds")
+
 
 @dataclass(frozen=True)
 class AnalysisConfig:
@@ -88,61 +114,51 @@ class AnalysisConfig:
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
 
     def __post_init__(self) -> None:
+        for name in ("high", "medium", "vote_below"):
+            _number(getattr(self, name), f"analysis.{name}")
         if not 0 <= self.medium <= self.high:
             raise ConfigError(
                 f"analysis thresholds must satisfy 0 <= medium <= high, got medium="
                 f"{self.medium}, high={self.high}",
                 where="analysis",
             )
-        from precis.analysis.model import FRAGMENT_TYPES
+        if not isinstance(self.cues, Mapping):
+            raise ConfigError("expected a table of cue additions", where="analysis.cues")
+        if not isinstance(self.consolidation, ConsolidationConfig):
+            raise ConfigError("expected consolidation settings", where="analysis.consolidation")
+        self.cue_table  # noqa: B018  (validate user cues now, not at the first analyze())
 
-        unknown = set(self.weights.type_weights) - set(FRAGMENT_TYPES)
-        if unknown:
-            raise ConfigError(
-                f"unknown fragment type(s) {sorted(unknown)}; known: {', '.join(FRAGMENT_TYPES)}",
-                where="analysis.weights.type_weights",
-            )
-        if self.weights.recent_rounds < 0:
-            raise ConfigError("must be >= 0", where="analysis.weights.recent_rounds")
+    @cached_property
+    def cue_table(self) -> CueTable:
+        """The built-in cue table extended with ``cues`` (built once per config)."""
+        if not self.cues:
+            return CueTable.default()
+        return CueTable.default().extended(self.cues, where="analysis.cues")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AnalysisConfig:
         """Build from a mapping such as ``{"high": 0.6, "weights": {"recency": 0.2}}``."""
-        kwargs: dict[str, Any] = {}
-        for key, value in settings_table(data, cls, "analysis").items():
-            if key == "weights":
-                kwargs[key] = _weights_from(value)
-            elif key == "consolidation":
-                kwargs[key] = ConsolidationConfig.from_dict(value)
-            elif key == "cues":
-                if not isinstance(value, Mapping):
-                    raise ConfigError("expected a table of cue additions", where="analysis.cues")
-                kwargs[key] = dict(value)
-            else:
-                kwargs[key] = _number(value, f"analysis.{key}")
+        kwargs = settings_table(data, cls, "analysis")
+        if "weights" in kwargs:
+            kwargs["weights"] = _weights_from(kwargs["weights"])
+        if "consolidation" in kwargs:
+            kwargs["consolidation"] = ConsolidationConfig.from_dict(kwargs["consolidation"])
         return cls(**kwargs)
 
 
 def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"expected a number, got {value!r}", where=where)
+    """``value`` if it is a finite number (NaN would make every score NaN)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"expected a finite number, got {value!r}", where=where)
     return float(value)
 
 
 def _weights_from(data: Any) -> ImportanceWeights:
-    where = "analysis.weights"
-    kwargs: dict[str, Any] = {}
-    for key, value in settings_table(data, ImportanceWeights, where).items():
-        if key == "type_weights":
-            if not isinstance(value, Mapping):
-                raise ConfigError("expected a table type -> weight", where=f"{where}.{key}")
-            merged = _default_type_weights()
-            merged.update({k: _number(v, f"{where}.{key}.{k}") for k, v in value.items()})
-            kwargs[key] = merged
-        elif key == "recent_rounds":
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(f"expected a whole number, got {value!r}", where=f"{where}.{key}")
-            kwargs[key] = value
-        else:
-            kwargs[key] = _number(value, f"{where}.{key}")
+    kwargs = settings_table(data, ImportanceWeights, "analysis.weights")
+    if "type_weights" in kwargs:
+        given = kwargs["type_weights"]
+        if not isinstance(given, Mapping):
+            raise ConfigError("expected a table type -> weight",
+                              where="analysis.weights.type_weights")
+        kwargs["type_weights"] = {**_default_type_weights(), **given}
     return ImportanceWeights(**kwargs)

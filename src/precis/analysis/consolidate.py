@@ -42,6 +42,7 @@ latest entries only), so time and memory grow linearly with the conversation.
 from __future__ import annotations
 
 import dataclasses
+import math
 import unicodedata
 import zlib
 from array import array
@@ -120,8 +121,9 @@ class ConsolidationConfig:
                 raise ConfigError(f"must be a number in (0, 1], got {value!r}", where=_where(name))
         for name in ("chain_threshold", "slot_bonus"):
             value = getattr(self, name)
-            if not _is_number(value) or value < 0:
-                raise ConfigError(f"must be a number >= 0, got {value!r}", where=_where(name))
+            if not _is_number(value) or not 0 <= value < math.inf:
+                raise ConfigError(f"must be a finite number >= 0, got {value!r}",
+                                  where=_where(name))
         for name, low in (
             ("cjk_ngram", 1), ("latin_ngram", 1), ("min_shingles", 1), ("max_shingles", 1),
             ("num_perm", 1), ("bands", 1), ("min_band_hits", 1), ("bucket_cap", 1),
