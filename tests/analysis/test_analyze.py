@@ -43,7 +43,7 @@ def test_requirement_change_links_versions() -> None:
     chains = result.consolidation.chains
     assert chains, "the two limits should form a version chain"
     assert chains[0].current == "S3"
-    assert result.item("S1").superseded_by is not None
+    assert result.item("S1").superseded_by == "S3"
 
 
 def test_repeated_statement_counted() -> None:

@@ -452,7 +452,7 @@ def test_a_one_megabyte_line_is_classified_quickly() -> None:
     for kind, role in (("sentence", "user"), ("tool_result", "tool"), ("code", "assistant")):
         start = time.perf_counter()
         assert_valid(classify(frag(line, role, kind)))
-        assert time.perf_counter() - start < 1.0
+        assert time.perf_counter() - start < 5.0  # linear time, with room for a busy CI
 
 
 def test_classification_is_deterministic() -> None:

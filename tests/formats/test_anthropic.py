@@ -340,6 +340,41 @@ def test_whatever_parses_exports_with_alternating_roles(items: list[Any]) -> Non
     assert [c.id for m in again for c in m.tool_calls] == [c.id for c in calls]
 
 
+# Well-formed agent turns: assistant text + tool_use, then the user's tool_result.
+_tool_turns = st.lists(
+    st.tuples(st.text("abcdef0123", min_size=1, max_size=6), _short, st.booleans()),
+    min_size=1, max_size=4, unique_by=lambda t: t[0],
+).map(lambda pairs: [
+    turn
+    for n, (cid, output, failed) in enumerate(pairs)
+    for turn in (
+        {"role": "assistant", "content": [
+            {"type": "text", "text": f"step {n}"},
+            {"type": "tool_use", "id": f"toolu_{cid}", "name": "run", "input": {"n": n}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{cid}", "content": output,
+             **({"is_error": True} if failed else {})}]},
+    )
+])
+
+
+@settings(max_examples=100)
+@given(_tool_turns)
+def test_tool_turns_round_trip(items: list[Any]) -> None:
+    messages = parse_anthropic_messages(items, "prop")
+    calls = [c for m in messages for c in m.tool_calls]
+    results = [r for m in messages for r in m.tool_results]
+    assert [c.id for c in calls] == [t["content"][1]["id"] for t in items[::2]]
+    assert [r.call_id for r in results] == [c.id for c in calls]
+    assert [r.is_error for r in results] == [
+        t["content"][0].get("is_error", False) for t in items[1::2]
+    ]
+    payload = to_anthropic(messages)
+    assert payload["messages"] == items
+    again = parse_anthropic_messages(payload["messages"], "again")
+    assert [c.id for m in again for c in m.tool_calls] == [c.id for c in calls]
+
+
 @settings(max_examples=100)
 @given(_json)
 def test_arbitrary_top_level_value(value: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import precis
@@ -178,7 +178,8 @@ def test_any_text_parses_or_raises_precis_error(text: str) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.binary(max_size=64))
+@given(st.binary(max_size=64) | _TEXT.map(lambda t: t.encode("utf-8")))
+@example(b"User: hi\nAssistant: hello\n")
 def test_any_bytes_load_or_raise_precis_error(data: bytes) -> None:
     try:
         conv = precis.load(data, format="transcript")
@@ -186,6 +187,8 @@ def test_any_bytes_load_or_raise_precis_error(data: bytes) -> None:
         return
     assert len(conv) >= 1
     assert conv.source_format == "transcript"
+    text = data.decode("utf-8")
+    assert all(part.text in text for m in conv for part in m.parts)
 
 
 def test_transcript_starting_with_a_timestamp_is_not_taken_for_json() -> None:
