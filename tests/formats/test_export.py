@@ -378,3 +378,30 @@ def test_tau_bench_to_anthropic_alternates(shared_data: Path) -> None:
         assert uses == calls, f"trajectory {number}"
         # OpenAI -> precis -> OpenAI gives the same messages back.
         assert _openai_parse(to_openai(conv)) == conv, f"trajectory {number}"
+
+
+def test_anthropic_export_leaves_out_what_the_api_rejects() -> None:
+    """Unsigned thinking (from other providers), blank text, and trailing white space on a
+    final assistant turn (a prefill) are all rejected by the Messages API."""
+    from precis.model import Message, Text, Thinking
+
+    payload = to_anthropic([
+        Message.of("user", "q"),
+        Message(role="assistant", parts=[Thinking("hmm"), Text("  "), Text("answer\n")]),
+    ])
+    assert payload["messages"][1] == {
+        "role": "assistant", "content": [{"type": "text", "text": "answer"}]
+    }
+    signed = to_anthropic([
+        Message.of("user", "q"),
+        Message(role="assistant", parts=[Thinking("", signature="sig", redacted=True),
+                                         Text("a")]),
+    ])
+    assert signed["messages"][1]["content"][0] == {"type": "redacted_thinking", "data": "sig"}
+
+
+def test_openai_export_cleans_message_names() -> None:
+    from precis.model import Message
+
+    out = to_openai([Message.of("user", "hi", name="Alice Smith")])
+    assert out == [{"role": "user", "content": "hi", "name": "Alice_Smith"}]

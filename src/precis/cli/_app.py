@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from precis._version import __version__
+from precis.cli.compress import compress_command
+from precis.cli.explain import explain_command
 from precis.cli.formats import formats_command
 from precis.cli.inspect import inspect_command
 
@@ -23,4 +25,6 @@ def cli() -> None:
 
 
 cli.add_command(inspect_command)
+cli.add_command(compress_command)
+cli.add_command(explain_command)
 cli.add_command(formats_command)

@@ -11,7 +11,8 @@ Each converter keeps everything its API can express and drops only what it canno
       ``name`` when known); ``is_error`` has no OpenAI field and is dropped;
     - :class:`Thinking` is dropped (Chat Completions has no field for reasoning to send
       back); images in assistant messages become their text stand-in (``[image]``);
-    - ``system`` messages whose source role was ``developer`` get that role back.
+    - ``system`` messages whose source role was ``developer`` get that role back;
+    - a message ``name`` has white space and ``<|\\/>`` replaced by ``_`` (OpenAI's rule).
 
 :func:`to_anthropic` (``{"system": ..., "messages": [...]}``)
     - every system message goes into the top-level ``system`` string (joined by blank
@@ -24,7 +25,9 @@ Each converter keeps everything its API can express and drops only what it canno
       JSON object are wrapped as ``{"_raw": "<arguments as written>"}`` (empty arguments give
       ``{}``);
     - thinking keeps its signature; redacted thinking goes back as ``redacted_thinking``
-      with its data; empty text blocks (which the API rejects) are left out.
+      with its data; thinking without a signature (from other providers) cannot be sent
+      back and is left out, as are blank text blocks; trailing white space of a final
+      assistant turn (a prefill) is removed (the API rejects all three).
 
 Message ids, timestamps and metadata are not part of either API and are not written.
 """
@@ -32,6 +35,7 @@ Message ids, timestamps and metadata are not part of either API and are not writ
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from precis.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
@@ -63,6 +67,14 @@ def _openai_content(parts: list[Part], *, images: bool) -> str | list[dict[str, 
         else:
             content.append({"type": "text", "text": part.text})
     return content
+
+
+_NAME_FORBIDDEN = re.compile(r"[\s<|\\/>]+")
+
+
+def _openai_name(name: str) -> str:
+    """A message ``name`` as OpenAI takes it (no white space or ``<|\\/>``)."""
+    return _NAME_FORBIDDEN.sub("_", name)
 
 
 def _openai_tool_message(result: ToolResult) -> dict[str, Any]:
@@ -101,7 +113,7 @@ def _openai_message(message: Message) -> list[dict[str, Any]]:
         if calls:
             entry["tool_calls"] = _openai_calls(calls)
         if message.name:
-            entry["name"] = message.name
+            entry["name"] = _openai_name(message.name)
         return [entry, *results]
     out: list[dict[str, Any]] = []
     if calls:  # OpenAI takes calls from the assistant only
@@ -112,7 +124,7 @@ def _openai_message(message: Message) -> list[dict[str, Any]]:
         out_role = "developer" if developer else "user" if role == "tool" else role
         entry = {"role": out_role, "content": _openai_content(message.parts, images=True)}
         if message.name:
-            entry["name"] = message.name
+            entry["name"] = _openai_name(message.name)
         out.append(entry)
     return out
 
@@ -191,11 +203,12 @@ def _anthropic_blocks(message: Message) -> list[tuple[str, dict[str, Any]]]:
                 )
             )
         elif isinstance(part, Thinking):
-            if side != "assistant":
-                continue  # the API takes thinking from the assistant only
+            if side != "assistant" or not part.signature:
+                # the API takes thinking from the assistant only, and only signed (reasoning
+                # from other providers has no signature and cannot be sent back)
+                continue
             if part.redacted:
-                data = part.signature or ""
-                blocks.append(("assistant", {"type": "redacted_thinking", "data": data}))
+                blocks.append(("assistant", {"type": "redacted_thinking", "data": part.signature}))
             else:
                 block = {"type": "thinking", "thinking": part.text}
                 if part.signature is not None:
@@ -204,7 +217,7 @@ def _anthropic_blocks(message: Message) -> list[tuple[str, dict[str, Any]]]:
         elif isinstance(part, Image) and side == "user":
             image = _image_block(part)
             blocks.append((side, image or {"type": "text", "text": part.text}))
-        elif part.text:
+        elif part.text.strip():
             blocks.append((side, {"type": "text", "text": part.text}))
     return blocks
 
@@ -227,6 +240,11 @@ def to_anthropic(messages: list[Message]) -> dict[str, Any]:
             turn["content"] = [b for b in blocks if b["type"] == "tool_result"] + [
                 b for b in blocks if b["type"] != "tool_result"
             ]
+    if turns and turns[-1]["role"] == "assistant":
+        # a final assistant turn is a prefill: the API rejects trailing white space there
+        last = turns[-1]["content"][-1]
+        if last["type"] == "text":
+            last["text"] = last["text"].rstrip()
     if system:
         return {"system": system, "messages": turns}
     return {"messages": turns}

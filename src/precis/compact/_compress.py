@@ -1,0 +1,324 @@
+"""``compress()``: a conversation -> system prompt + structured summary + recent messages.
+
+Steps (one pass, no LLM):
+
+1. count every message (by the chosen tokenizer) and analyse the conversation (types,
+   importance, duplicates, requirement chains);
+2. choose the recent messages kept verbatim: the level's ``keep_last``, never starting
+   inside a tool exchange, and with a budget only as many as fit its tail share (when even
+   the last message does not fit, its long parts are cut to their core);
+3. summarize every older non-system message into the template's sections within the
+   token allowance that is left (the level's share of the older messages, or what the
+   budget leaves);
+4. check what was lost (exact facts and HIGH fragments of the summarized messages); below
+   the floor, re-fit the summary with priority for the fragments whose facts were lost;
+5. repair tool-call pairs and role order so both APIs accept the list, and verify the
+   budget on the final list (shrinking the summary while it is over).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+
+from precis.analysis import AnalysisConfig, analyze
+from precis.analysis.classify import TypeVoter
+from precis.compact._build import SummaryBuilder, fragment_language
+from precis.compact._dates import DateFormatter
+from precis.compact._digest import core_text
+from precis.compact._pairs import repair, valid_starts, window_start
+from precis.compact.levels import LevelPreset, get_level
+from precis.compact.quality import Retention, measure_retention
+from precis.compact.result import CompressionResult, render_messages
+from precis.compact.summary import Summary
+from precis.compact.templates import Template, get_template
+from precis.errors import ConfigError, EmptyInputError
+from precis.model import Conversation, Message, Part, Text, Thinking, ToolResult
+from precis.tokens import TokenCounter, get_counter
+
+__all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
+
+DEFAULT_QUALITY_FLOOR = 0.95
+TAIL_SHARE = 0.6  # with a budget, recent messages take at most this share of what is left
+_SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
+_REFITS = 2
+_BOOST = 6.0
+
+
+def compress(
+    conversation: Conversation | Sequence[Message],
+    *,
+    level: str = "normal",
+    budget: int | None = None,
+    template: str | Template = "sections",
+    tokenizer: str | TokenCounter = "estimate",
+    keep_last: int | None = None,
+    quality_floor: float = DEFAULT_QUALITY_FLOOR,
+    analysis_config: AnalysisConfig | None = None,
+    voter: TypeVoter | None = None,
+) -> CompressionResult:
+    """Compact ``conversation`` (see the module docs).
+
+    ``level`` is ``light``, ``normal`` (default), ``heavy`` or ``emergency``; ``budget`` is
+    a token limit the output is guaranteed to fit, counted by ``tokenizer`` (a name for
+    :func:`precis.get_counter` or a :class:`~precis.tokens.TokenCounter`). ``keep_last``
+    overrides the level's number of recent messages kept verbatim. ``quality_floor`` is the
+    share of exact facts the summary must keep before a re-fit is tried.
+    """
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    conv = conversation if isinstance(conversation, Conversation) else Conversation(
+        messages=list(conversation))
+    preset = get_level(level)
+    if keep_last is not None:
+        if isinstance(keep_last, bool) or not isinstance(keep_last, int) or keep_last < 0:
+            raise ConfigError(f"keep_last must be a whole number >= 0, not {keep_last!r}")
+        preset = replace(preset, keep_last=keep_last)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)
+                               or budget <= 0):
+        raise ConfigError(f"budget must be a positive whole number of tokens, not {budget!r}")
+    if not 0.0 <= quality_floor <= 1.0:
+        raise ConfigError(f"quality_floor must be between 0 and 1, not {quality_floor!r}")
+    tmpl = get_template(template)
+    counter = get_counter(tokenizer) if isinstance(tokenizer, str) else tokenizer
+    messages = conv.messages
+    if not messages:
+        raise EmptyInputError("the conversation has no messages")
+
+    t = time.perf_counter()
+    sizes = [counter.count_message(m) for m in messages]
+    priming = counter.overhead.reply_priming
+    original = sum(sizes) + priming
+    timings["count"] = time.perf_counter() - t
+    t = time.perf_counter()
+    analysis = analyze(conv, analysis_config, voter=voter)
+    timings["analyze"] = time.perf_counter() - t
+    fragments = analysis.segmentation.fragments
+    language = fragment_language(fragments)
+    system = [i for i, m in enumerate(messages) if m.role == "system"]
+    dialog = [i for i, m in enumerate(messages) if m.role != "system"]
+    system_tokens = sum(sizes[i] for i in system)
+    base = dict(level=preset.name, budget=budget, template=tmpl.name, tokenizer=counter.name,
+                language=language, input_messages=len(messages),
+                fragments_total=len(fragments), timestamp=_latest_timestamp(conv))
+
+    # the input as it is, made valid for both APIs (a valid list comes back equal)
+    as_is, as_is_repairs = repair(messages)
+    as_is_tokens = counter.count_messages(as_is) if as_is_repairs else original
+
+    def unchanged() -> CompressionResult:
+        if budget is not None and as_is_tokens > budget:
+            raise ConfigError(f"budget {budget} is too small: the messages take "
+                              f"{as_is_tokens} tokens and none can be summarized")
+        timings["total"] = time.perf_counter() - started
+        return CompressionResult(
+            messages=as_is, origin=_realign(as_is, messages, list(range(len(messages)))),
+            summary=None, original_tokens=original, compressed_tokens=as_is_tokens,
+            kept_messages=len(dialog), summarized_count=0, dropped_count=0,
+            system_prompt_preserved=bool(system), retention=None,
+            repairs=[str(r) for r in as_is_repairs], timings=timings,
+            **base)  # type: ignore[arg-type]
+
+    if budget is not None and as_is_tokens <= budget:
+        return unchanged()
+    if budget is not None and system_tokens + priming + _SUMMARY_MIN > budget:
+        raise ConfigError(
+            f"budget {budget} is too small: the system prompt alone takes "
+            f"{system_tokens} tokens (at least {system_tokens + priming + _SUMMARY_MIN} "
+            "are needed)")
+
+    t = time.perf_counter()
+    start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
+                                            system_tokens + priming, counter)
+    first = dialog[0] if dialog else len(messages)
+    if start <= first:
+        return unchanged()  # nothing older than the kept messages
+    older = [i for i in dialog if i < start]
+    timings["tail"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    dates = DateFormatter(conv, language)
+    builder = SummaryBuilder(
+        analysis, first, start, template=tmpl, preset=preset, language=language,
+        count=counter.count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
+        budgeted=budget is not None)
+    older_tokens = sum(sizes[i] for i in older)
+    if budget is not None:
+        allowance = budget - priming - system_tokens - tail_tokens - _message_frame(counter)
+    else:
+        # an earlier summary in the range is compact already: its size is not cut again
+        prior_tokens = sum(sizes[i] for i in older if i in builder.prior)
+        allowance = max(preset.min_room, int(preset.room * (older_tokens - prior_tokens)))
+        allowance += prior_tokens
+    present = render_messages([messages[i] for i in system if i < start] + tail)
+    summary, _ = builder.fill(allowance, present=present)
+    timings["summarize"] = time.perf_counter() - t
+
+    def assemble(s: Summary | None) -> tuple[list[Message], list[int | None], list[str]]:
+        out: list[Message] = [messages[i] for i in system if i < start]
+        origin: list[int | None] = [i for i in system if i < start]
+        if s is not None:
+            out.append(Message(role="user", parts=[Text(s.render())],
+                               metadata={"precis": "summary"}))
+            origin.append(None)
+        out.extend(tail)
+        origin.extend(range(start, len(messages)))
+        fixed, repairs = repair(out)
+        return fixed, _realign(fixed, out, origin), [str(r) for r in repairs]
+
+    t = time.perf_counter()
+    high_facts, high_ids = builder.retention_facts(), builder.high_ids()
+    out, origin, repairs = assemble(summary)
+    retention = measure_retention(high_facts, high_ids, render_messages(out), summary.sources())
+    initial = allowance
+    for _ in range(_REFITS):
+        if retention.facts >= quality_floor or not retention.lost_in:
+            break
+        boost = {fid: _BOOST for fid in retention.lost_in}
+        if budget is None:  # no budget: more room for what was lost (once, not compounded,
+            # so a heavier level stays smaller than a lighter one)
+            allowance = min(int(initial * 1.5), max(initial, older_tokens))
+        candidate, _ = builder.fill(allowance, boost, present)
+        c_out, c_origin, c_repairs = assemble(candidate)
+        c_ret = measure_retention(high_facts, high_ids, render_messages(c_out), candidate.sources())
+        if (c_ret.facts, c_ret.high) <= (retention.facts, retention.high):
+            break
+        summary, retention, out, origin, repairs = candidate, c_ret, c_out, c_origin, c_repairs
+    timings["quality"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    compressed = counter.count_messages(out)
+    while budget is not None and compressed > budget and allowance > 0:
+        allowance -= compressed - budget + 8
+        summary, _ = builder.fill(max(0, allowance), present=present)
+        out, origin, repairs = assemble(summary)
+        compressed = counter.count_messages(out)
+    final: Summary | None = summary
+    if budget is not None and compressed > budget:
+        final = None  # only when the tail alone is over: the summary goes
+        out, origin, repairs = assemble(None)
+        compressed = counter.count_messages(out)
+    if budget is not None and compressed > budget:
+        if preset.keep_last > 0:  # the recent messages cannot be cut to fit: summarize all
+            return compress(conv, level=level, budget=budget, template=tmpl, tokenizer=counter,
+                            keep_last=0, quality_floor=quality_floor,
+                            analysis_config=analysis_config, voter=voter)
+        raise ConfigError(
+            f"budget {budget} is too small: the output takes at least {compressed} tokens")
+    cited = final.sources() if final else set()
+    retention = measure_retention(high_facts, high_ids, render_messages(out), cited)
+    timings["fit"] = time.perf_counter() - t
+
+    # a fragment an item cites (e.g. the "ok" of a message quoted whole) is not dropped
+    dropped = {reason: kept for reason, ids in builder.dropped.items()
+               if (kept := [fid for fid in ids if fid not in cited])}
+    unused = builder.unused(cited)
+    if unused:
+        dropped["budget"] = unused
+    summarized_msgs = {fragments[i].provenance.message for i in builder.range
+                       if fragments[i].id in cited}
+    older_with_fragments = {fragments[i].provenance.message for i in builder.range}
+    timings["total"] = time.perf_counter() - started
+    return CompressionResult(
+        messages=out, origin=origin, summary=final, original_tokens=original,
+        compressed_tokens=compressed,
+        kept_messages=sum(1 for o in origin if o is not None and messages[o].role != "system"),
+        summarized_count=len(summarized_msgs),
+        dropped_count=len(older_with_fragments - summarized_msgs)
+        + sum(1 for i in older if i not in older_with_fragments),
+        system_prompt_preserved=bool(system),
+        retention=_clean(retention), dropped=dropped, repairs=repairs, timings=timings,
+        **base)  # type: ignore[arg-type]
+
+
+def _clean(retention: Retention) -> Retention:
+    return replace(retention, lost_in={})
+
+
+def _latest_timestamp(conv: Conversation) -> str | None:
+    for message in reversed(conv.messages):
+        if message.timestamp:
+            return message.timestamp
+    return None
+
+
+def _message_frame(counter: TokenCounter) -> int:
+    return counter.count_message(Message(role="user", parts=[Text("")]))
+
+
+def _choose_tail(
+    messages: list[Message],
+    sizes: list[int],
+    dialog: list[int],
+    preset: LevelPreset,
+    budget: int | None,
+    fixed: int,
+    counter: TokenCounter,
+) -> tuple[int, list[Message], int]:
+    """Where the verbatim tail starts, its messages (the last one possibly cut to its
+    core) and their tokens."""
+    n = len(messages)
+    if not dialog or preset.keep_last == 0:
+        return n, [], 0
+    keep = min(preset.keep_last, len(dialog))
+    start = window_start(messages, dialog[-keep])
+    suffix = [0] * (n + 1)  # suffix[s]: tokens of messages[s:]
+    for i in range(n - 1, -1, -1):
+        suffix[i] = suffix[i + 1] + sizes[i]
+    if budget is None:
+        return start, messages[start:], suffix[start]
+    limit = int((budget - fixed - _SUMMARY_MIN) * TAIL_SHARE)
+    if suffix[start] > limit:
+        valid = valid_starts(messages)
+        while start < n and (suffix[start] > limit or not valid[start]):
+            start += 1
+    if start < n:
+        return start, messages[start:], suffix[start]
+    # Not even the last exchange fits: keep it with its long parts cut to their core.
+    start = window_start(messages, dialog[-1])
+    tail = [_shrink(m, max(1, limit // max(1, n - start)), counter) for m in messages[start:]]
+    return start, tail, sum(counter.count_message(m) for m in tail)
+
+
+def _shrink(message: Message, tokens: int, counter: TokenCounter) -> Message:
+    """``message`` with its text, reasoning and tool output cut to fit about ``tokens``."""
+    if counter.count_message(message) <= tokens:
+        return message
+    chars = max(80, tokens * 3)
+    for _ in range(8):
+        parts: list[Part] = []
+        for part in message.parts:
+            if isinstance(part, Text):
+                parts.append(Text(core_text(part.text, chars)))
+            elif isinstance(part, Thinking):
+                continue
+            elif isinstance(part, ToolResult):
+                parts.append(replace(part, content=core_text(part.content, chars)))
+            else:
+                parts.append(part)
+        shrunk = replace(message, parts=parts,
+                         metadata={**message.metadata, "precis": "shortened"})
+        if counter.count_message(shrunk) <= tokens or chars <= 80:
+            return shrunk
+        chars = max(80, chars // 2)
+    return shrunk
+
+
+def _realign(
+    fixed: list[Message], before: list[Message], origin: list[int | None]
+) -> list[int | None]:
+    """``origin`` for the repaired list: a message the repair kept as it was (the same
+    object, or an equal one, in order) keeps its index; inserted or changed ones get None."""
+    out: list[int | None] = []
+    j = 0
+    for message in fixed:
+        k = j
+        while k < len(before) and before[k] is not message and before[k] != message:
+            k += 1
+        if k < len(before):
+            out.append(origin[k])
+            j = k + 1
+        else:
+            out.append(None)
+    return out

@@ -1,0 +1,78 @@
+"""The words precis itself writes into a summary, in English and Chinese."""
+
+from __future__ import annotations
+
+__all__ = ["label"]
+
+_LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "header": "[precis summary of messages {first}-{last} ({frags}); {kept}]",
+        "header_kept": "the {n} most recent messages follow verbatim",
+        "header_none": "no messages kept verbatim",
+        "short": "In short",
+        "goal_now": "Current goal",
+        "latest_request": "Latest request",
+        "last_decision": "Last decision",
+        "next": "Next",
+        "earlier": "earlier: {versions}",
+        "said_times": "(said {n} times)",
+        "fix": "fix",
+        "code": "{lang} code, {n} lines",
+        "sql": "SQL, {n} lines",
+        "json": "JSON, {n} lines",
+        "table": "table, {n} rows",
+        "defines": "defines {names}",
+        "uses": "uses {names}",
+        "keys": "keys {names}",
+        "lines": "{n} lines",
+        "tool_call": "called {name}",
+        "tool_result": "{name} returned",
+        "tool_error": "{name} failed",
+        "image": "image",
+        "more_facts": "also",
+        "user": "user",
+        "assistant": "assistant",
+        "tool": "tool",
+        "system": "system",
+        "terms_seen": "{term} ({n}x)",
+        "sep": "; ",
+    },
+    "zh": {
+        "header": "[precis 摘要：消息 {first}-{last}（{frags}）；{kept}]",
+        "header_kept": "之后是最近 {n} 条原文消息",
+        "header_none": "没有保留原文消息",
+        "short": "简要",
+        "goal_now": "当前目标",
+        "latest_request": "最新请求",
+        "last_decision": "最近决策",
+        "next": "下一步",
+        "earlier": "此前：{versions}",
+        "said_times": "（提到 {n} 次）",
+        "fix": "修复",
+        "code": "{lang} 代码，{n} 行",
+        "sql": "SQL，{n} 行",
+        "json": "JSON，{n} 行",
+        "table": "表格，{n} 行",
+        "defines": "定义 {names}",
+        "uses": "涉及 {names}",
+        "keys": "字段 {names}",
+        "lines": "{n} 行",
+        "tool_call": "调用 {name}",
+        "tool_result": "{name} 返回",
+        "tool_error": "{name} 出错",
+        "image": "图片",
+        "more_facts": "另有",
+        "user": "用户",
+        "assistant": "助手",
+        "tool": "工具",
+        "system": "系统",
+        "terms_seen": "{term}（{n} 次）",
+        "sep": "；",
+    },
+}
+
+
+def label(language: str, key: str, **values: object) -> str:
+    table = _LABELS.get(language, _LABELS["en"])
+    text = table[key]
+    return text.format(**values) if values else text

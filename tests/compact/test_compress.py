@@ -1,0 +1,580 @@
+"""``compress()``: budgets, system prompt, valid API lists, citations, facts, levels, stability.
+
+The conversations are small fixtures written for these tests (tests/fixtures/compact/):
+coding sessions in English and Chinese (parallel tool calls, a 40-line code block, a user
+constraint on ``app/db.py``, port 8080, a URL, a request said three times, "ok" / "好的"),
+data/SQL sessions whose threshold changes twice, and multi-day sessions with timestamps.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from _api_rules import anthropic_errors, openai_errors
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import precis
+from precis import ConfigError, Conversation, EmptyInputError, Message, Text, ToolCall, ToolResult
+from precis.analysis import analyze
+from precis.compact import CompressionResult, compress
+from precis.compact._facts import facts
+from precis.tokens import TokenCounter, get_counter
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
+NAMES = ["coding_en", "coding_zh", "sql_en", "sql_zh", "multiday_en", "multiday_zh"]
+LEVELS = ["light", "normal", "heavy", "emergency"]
+
+
+def load(name: str) -> Conversation:
+    return precis.load(FIXTURES / f"{name}.json")
+
+
+def kept_start(result: CompressionResult, conv: Conversation) -> int:
+    """Index in the input of the first non-system message kept verbatim."""
+    return min((o for o in result.origin
+                if o is not None and conv.messages[o].role != "system"), default=len(conv))
+
+
+def assert_valid_for_both_apis(result: CompressionResult) -> None:
+    assert openai_errors(result.to_openai()) == []
+    assert anthropic_errors(result.to_anthropic()) == []
+
+
+@pytest.fixture
+def o200k(shared_data: Path) -> TokenCounter:
+    file = shared_data / "tokenizers" / "o200k_base.tiktoken"
+    if not file.is_file():
+        pytest.skip(f"{file} not found")
+    return get_counter("o200k_base", path=file)
+
+
+# -- budget ---------------------------------------------------------------------------------
+
+
+def _check_budgets(conv: Conversation, counter: TokenCounter) -> int:
+    system = [m for m in conv.messages if m.role == "system"]
+    floor = counter.count_messages(system) + 48 if system else 60
+    full = counter.count_messages(conv.messages)
+    budgets = sorted({floor, floor + 1, floor + 17, floor + 60}
+                     | {max(floor, int(full * share)) for share in (0.1, 0.2, 0.35, 0.5, 0.8)})
+    checked = 0
+    for budget in budgets:
+        for level in ("light", "normal", "emergency"):
+            result = compress(conv, level=level, budget=budget, tokenizer=counter)
+            assert result.compressed_tokens <= budget, (budget, level)
+            assert result.compressed_tokens == counter.count_messages(result.messages)
+            assert result.budget == budget
+            assert result.tokenizer == counter.name
+            assert_valid_for_both_apis(result)
+            checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_output_fits_every_budget_by_the_estimator(name: str) -> None:
+    assert _check_budgets(load(name), get_counter("estimate")) > 20
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_zh"])
+def test_output_fits_every_budget_by_o200k(name: str, o200k: TokenCounter) -> None:
+    assert _check_budgets(load(name), o200k) > 20
+
+
+def test_budget_by_tokenizer_name() -> None:
+    conv = load("coding_en")
+    result = compress(conv, budget=400, tokenizer="estimate:cl100k")
+    assert result.tokenizer == "estimate:cl100k"
+    assert result.compressed_tokens <= 400
+    assert result.compressed_tokens == get_counter("estimate:cl100k").count_messages(
+        result.messages)
+
+
+def test_budget_smaller_than_the_system_prompt_is_a_config_error() -> None:
+    conv = load("coding_en")
+    counter = get_counter("estimate")
+    system_tokens = counter.count_messages([conv.messages[0]])
+    with pytest.raises(ConfigError, match="too small"):
+        compress(conv, budget=system_tokens - 1)
+    with pytest.raises(ConfigError, match="too small"):
+        compress(conv, budget=system_tokens)
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, 12.5, "300"])
+def test_invalid_budget_is_a_config_error(budget: object) -> None:
+    with pytest.raises(ConfigError, match="budget"):
+        compress(load("coding_en"), budget=budget)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["coding_en", "multiday_zh"])
+def test_conversation_within_budget_comes_back_unchanged(name: str) -> None:
+    conv = load(name)
+    full = get_counter("estimate").count_messages(conv.messages)
+    for budget in (full, full + 1000):
+        result = compress(conv, budget=budget)
+        assert result.messages == conv.messages
+        assert result.summary is None
+        assert result.original_tokens == result.compressed_tokens == full
+        assert result.origin == list(range(len(conv)))
+        assert result.summarized_count == 0 and result.dropped_count == 0
+        assert result.dropped == {}
+        assert result.ratio == 1.0
+
+
+def test_one_token_over_the_budget_is_compressed() -> None:
+    conv = load("coding_en")
+    full = get_counter("estimate").count_messages(conv.messages)
+    result = compress(conv, budget=full - 1)
+    assert result.summary is not None
+    assert result.compressed_tokens <= full - 1
+
+
+def test_huge_last_message_is_cut_to_fit() -> None:
+    filler = " ".join(f"Line {i} of the build log has nothing special." for i in range(400))
+    conv = Conversation(messages=[
+        Message.of("system", "You are a build assistant."),
+        Message.of("user", "The deploy to https://deploy.example.com/api failed."),
+        Message.of("assistant", "I will look at the log."),
+        Message.of("user", "Here is the whole log: " + filler
+                   + " Final line: ERROR port 8443 already in use."),
+    ])
+    result = compress(conv, budget=300)
+    assert result.compressed_tokens <= 300
+    assert result.messages[0] == conv.messages[0]
+    assert result.messages[-1].role == "user"
+    last = result.messages[-1].text
+    assert last.startswith("Here is the whole log:")
+    assert len(last) < len(conv.messages[-1].text) / 4
+    assert_valid_for_both_apis(result)
+
+
+# -- system prompt ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "multiday_en"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_system_prompt_is_first_and_unchanged(name: str, level: str) -> None:
+    conv = load(name)
+    result = compress(conv, level=level)
+    assert result.messages[0] == conv.messages[0]
+    assert result.messages[0].role == "system"
+    assert result.origin[0] == 0
+    assert result.system_prompt_preserved is True
+    assert sum(1 for m in result.messages if m.role == "system") == 1
+    assert result.to_openai()[0] == {"role": "system", "content": conv.messages[0].text}
+    assert result.to_anthropic()["system"] == conv.messages[0].text
+
+
+def test_two_system_messages_both_kept_in_order() -> None:
+    conv = load("coding_en")
+    second = Message.of("system", "Answer in short sentences.")
+    conv = Conversation(messages=[conv.messages[0], second, *conv.messages[1:]])
+    result = compress(conv, budget=500)
+    assert result.messages[:2] == [conv.messages[0], second]
+    assert result.compressed_tokens <= 500
+
+
+def test_no_system_prompt_is_reported() -> None:
+    result = compress(load("multiday_zh"), keep_last=2)
+    assert result.system_prompt_preserved is False
+    assert result.messages[0].role == "user"
+    assert result.messages[0].metadata.get("precis") == "summary"
+
+
+# -- valid for both APIs ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("template", ["sections", "claude"])
+def test_every_fixture_and_level_is_valid_for_both_apis(
+    name: str, level: str, template: str
+) -> None:
+    conv = load(name)
+    for keep_last in (None, 0, 1, 3):
+        result = compress(conv, level=level, template=template, keep_last=keep_last)
+        assert_valid_for_both_apis(result)
+
+
+def test_kept_tail_never_starts_inside_a_tool_exchange() -> None:
+    conv = load("coding_en")
+    # messages 10 (two parallel calls), 11 and 12 (their results) form one exchange;
+    # keeping the last 20 messages would start at message 11
+    result = compress(conv, keep_last=20)
+    assert kept_start(result, conv) == 10
+    assert result.kept_messages == 21
+    assert result.messages[2:5] == conv.messages[10:13]
+    assert_valid_for_both_apis(result)
+
+
+SENTENCES = [
+    "Please check the failing test in `tests/test_api.py`.",
+    "The server listens on port 8080.",
+    "Never change the file `app/db.py`.",
+    "I will run the linter next.",
+    "ok",
+    "请把超时时间改成 30 秒。",
+    "数据库是 PostgreSQL 15，表名 orders。",
+    "好的",
+    "The deploy URL is https://deploy.example.com/v2.",
+]
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Message]:
+    messages: list[Message] = []
+    if draw(st.booleans()):
+        messages.append(Message.of("system", "You are an agent. " + draw(st.sampled_from(
+            SENTENCES))))
+    calls = 0
+    for _ in range(draw(st.integers(1, 14))):
+        kind = draw(st.sampled_from(["user", "assistant", "calls", "calls", "calls_one_turn"]))
+        text = " ".join(draw(st.lists(st.sampled_from(SENTENCES), min_size=1, max_size=3)))
+        if kind in ("user", "assistant"):
+            messages.append(Message.of(kind, text))
+            continue
+        n = draw(st.integers(1, 3))
+        ids = [f"call_{calls + k}" for k in range(n)]
+        calls += n
+        lead = [Text(text)] if draw(st.booleans()) else []
+        messages.append(Message("assistant", [*lead, *(
+            ToolCall(i, draw(st.sampled_from(["run", "read_file"])),
+                     json.dumps({"command": f"pytest -k case{i[5:]}"})) for i in ids)]))
+        answered = draw(st.permutations(ids))
+        if draw(st.integers(0, 9)) == 0:
+            answered = answered[:-1]  # a call whose result never came
+        results = [ToolResult(i, f"output of {i}: 3 passed", is_error=draw(st.booleans()))
+                   for i in answered]
+        if kind == "calls_one_turn" and results:
+            messages.append(Message("tool", list(results)))
+        else:
+            messages.extend(Message("tool", [r]) for r in results)
+    return messages
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    messages=histories(),
+    level=st.sampled_from(LEVELS),
+    share=st.one_of(st.none(), st.floats(0.05, 1.3)),
+    keep_last=st.one_of(st.none(), st.integers(0, 6)),
+    template=st.sampled_from(["sections", "claude"]),
+)
+def test_property_generated_histories_are_valid_and_fit(
+    messages: list[Message], level: str, share: float | None, keep_last: int | None,
+    template: str,
+) -> None:
+    counter = get_counter("estimate")
+    system = [m for m in messages if m.role == "system"]
+    budget = None if share is None else max(1, int(counter.count_messages(messages) * share))
+    try:
+        result = compress(messages, level=level, budget=budget, keep_last=keep_last,
+                          template=template)
+    except ConfigError as exc:
+        assert budget is not None and "too small" in str(exc)
+        assert budget < counter.count_messages(system) + 64
+        return
+    assert_valid_for_both_apis(result)
+    assert result.messages[: len(system)] == system
+    assert result.compressed_tokens == counter.count_messages(result.messages)
+    if budget is not None:
+        assert result.compressed_tokens <= budget
+    if result.summary is not None:
+        assert _citation_problems(Conversation(messages=messages), result) == []
+
+
+# -- citations -------------------------------------------------------------------------------
+
+
+def _citation_problems(conv: Conversation, result: CompressionResult) -> list[str]:
+    fragments = {f.id: f for f in precis.segment(conv).fragments}
+    start = kept_start(result, conv)
+    dropped = {fid for ids in result.dropped.values() for fid in ids}
+    problems: list[str] = []
+    assert result.summary is not None
+    items = list(result.summary.short) + result.summary.items
+    for item in items:
+        if not item.sources:
+            problems.append(f"no citation: {item.text}")
+        for fid in item.sources:
+            if fid not in fragments:
+                problems.append(f"{fid} does not exist")
+            elif item not in result.summary.short and (
+                    fragments[fid].provenance.message >= start):
+                problems.append(f"{fid} is in the kept messages")
+            if fid in dropped:
+                problems.append(f"{fid} is cited and dropped")
+    return problems
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("template", ["sections", "claude"])
+def test_every_item_cites_existing_fragments_of_the_summarized_range(
+    name: str, level: str, template: str
+) -> None:
+    conv = load(name)
+    half = get_counter("estimate").count_messages(conv.messages) // 2
+    for options in ({}, {"keep_last": 2}, {"budget": half}):
+        result = compress(conv, level=level, template=template, **options)  # type: ignore[arg-type]
+        assert _citation_problems(conv, result) == [], options
+
+
+def test_summary_header_names_the_range_it_covers() -> None:
+    conv = load("coding_en")
+    result = compress(conv)  # keeps messages 21-30 (the last 10)
+    assert result.summary is not None
+    first_line = result.summary.render().splitlines()[0]
+    assert first_line.startswith("[precis summary of messages 2-21 (S3-")
+    assert first_line.endswith("the 10 most recent messages follow verbatim]")
+    assert result.summary.covers == (1, 20)
+
+
+def test_counts_add_up_to_the_input_messages() -> None:
+    conv = load("coding_en")  # 1 system + 30 other messages
+    for level, kept in (("light", 10), ("normal", 10), ("heavy", 5), ("emergency", 3)):
+        result = compress(conv, level=level)
+        assert result.kept_messages == kept
+        assert result.kept_messages + result.summarized_count + result.dropped_count == 30
+        assert result.input_messages == 31
+        assert result.summarized_count > 0
+
+
+# -- exact facts -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "share", "exact"), [
+    ("coding_en", 0.8, ["`app/db.py`", "8080", "https://billing.example.com/healthz",
+                        "pytest tests/test_gateway.py -q", "config/settings.toml",
+                        "TimeoutError"]),
+    ("coding_zh", 0.8, ["`app/db.py`", "8080", "https://shop.example.cn/healthz",
+                        "pytest tests/test_gateway.py -q", "config/settings.toml"]),
+    # 214 tokens in all: no budget, the level's own room
+    ("multiday_en", None, ["k8s-prod-eu", "https://wiki.example.com/atlas/runbook"]),
+])
+@pytest.mark.parametrize("level", LEVELS)
+def test_exact_facts_of_high_fragments_are_carried_verbatim(
+    name: str, share: float | None, exact: list[str], level: str
+) -> None:
+    conv = load(name)
+    keep_last = 2
+    summarized = conv.messages[: len(conv) - keep_last]
+    high = [item.fragment.text for item in analyze(conv).items()
+            if item.level == "HIGH" and item.fragment.provenance.message < len(summarized)]
+    # the facts are said in HIGH fragments of the messages that get summarized
+    assert [fact for fact in exact if not any(fact in text for text in high)] == []
+    assert not any(fact in m.text for fact in exact for m in conv.messages[-keep_last:])
+    full = get_counter("estimate").count_messages(conv.messages)
+    budget = None if share is None else int(full * share)
+    result = compress(conv, level=level, budget=budget, keep_last=keep_last)
+    text = result.text()
+    assert [fact for fact in exact if fact not in text] == []
+    retention = result.to_dict()["retention"]
+    assert retention["facts_total"] > 0
+    assert retention["facts"] == 1.0
+    assert retention["missing"] == []
+
+
+def test_user_constraint_sentence_survives_every_level() -> None:
+    conv = load("coding_en")
+    constraint = "Never touch `app/db.py`: the connection pool there is managed by the ops team."
+    for level in LEVELS:
+        result = compress(conv, level=level)
+        assert constraint in result.text(), level
+
+
+def test_user_constraint_sentence_survives_every_level_zh() -> None:
+    conv = load("coding_zh")
+    constraint = "注意：绝对不要修改 `app/db.py`，连接池由运维统一管理。"
+    for level in LEVELS:
+        result = compress(conv, level=level)
+        assert constraint in result.text(), level
+
+
+def test_retention_figures_in_the_result() -> None:
+    conv = load("coding_en")
+    counter = get_counter("estimate")
+    result = compress(conv, budget=int(counter.count_messages(conv.messages) * 0.3))
+    retention = result.to_dict()["retention"]
+    text = result.text()
+    kinds = retention["by_kind"]
+    assert set(kinds) <= {"url", "path", "command", "identifier", "number", "error"}
+    assert {"url", "path", "number"} <= set(kinds)
+    assert sum(k["kept"] for k in kinds.values()) == retention["facts_kept"]
+    assert sum(k["total"] for k in kinds.values()) == retention["facts_total"]
+    assert retention["facts"] == round(retention["facts_kept"] / retention["facts_total"], 4)
+    # a fact reported missing is really not in the output
+    assert all(fact not in text for fact in retention["missing"])
+    assert retention["facts_total"] - retention["facts_kept"] >= len(retention["missing"])
+    assert 0 < retention["high_kept"] <= retention["high_total"]
+
+
+# -- levels ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("level", "kept"), [
+    ("light", 10), ("normal", 10), ("heavy", 5), ("emergency", 3)])
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh"])
+def test_level_keeps_its_number_of_recent_messages_verbatim(
+    name: str, level: str, kept: int
+) -> None:
+    conv = load(name)
+    result = compress(conv, level=level)
+    assert result.level == level
+    assert result.kept_messages == kept
+    n = len(conv)
+    assert result.messages[-kept:] == conv.messages[n - kept:]
+    assert result.origin[-kept:] == list(range(n - kept, n))
+    # system prompt, summary, kept messages: nothing else
+    assert len(result.messages) == 1 + 1 + kept
+    assert result.origin[1] is None
+    assert result.messages[1].metadata.get("precis") == "summary"
+
+
+def test_keep_last_overrides_the_level() -> None:
+    conv = load("sql_en")
+    result = compress(conv, level="emergency", keep_last=6)
+    assert result.kept_messages == 6
+    assert result.messages[-6:] == conv.messages[-6:]
+    result = compress(conv, keep_last=0)
+    assert result.kept_messages == 0
+    assert result.messages[-1].metadata.get("precis") == "summary"
+    assert_valid_for_both_apis(result)
+
+
+@pytest.mark.parametrize("keep_last", [-1, 2.5, True, "3"])
+def test_invalid_keep_last_is_a_config_error(keep_last: object) -> None:
+    with pytest.raises(ConfigError, match="keep_last"):
+        compress(load("sql_en"), keep_last=keep_last)  # type: ignore[arg-type]
+
+
+def test_unknown_level_and_bad_floor_are_config_errors() -> None:
+    conv = load("sql_en")
+    with pytest.raises(ConfigError, match=r"'extreme'.*light, normal, heavy, emergency"):
+        compress(conv, level="extreme")
+    with pytest.raises(ConfigError, match="quality_floor"):
+        compress(conv, quality_floor=1.5)
+
+
+def test_empty_conversation_is_an_input_error() -> None:
+    with pytest.raises(EmptyInputError):
+        compress(Conversation(messages=[]))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("template", ["sections", "claude"])
+def test_emergency_items_come_only_from_high_fragments(name: str, template: str) -> None:
+    conv = load(name)
+    analysis = analyze(conv)
+    high = {item.id for item in analysis.items() if item.level == "HIGH"}
+    result = compress(conv, level="emergency", template=template, keep_last=2)
+    assert result.summary is not None
+    items = list(result.summary.short) + result.summary.items
+    assert items
+    assert [item.text for item in items if not set(item.sources) & high] == []
+
+
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh"])
+def test_heavier_levels_give_smaller_outputs(name: str) -> None:
+    conv = load(name)
+    sizes = {level: compress(conv, level=level, keep_last=3).compressed_tokens
+             for level in LEVELS}
+    assert sizes["emergency"] < sizes["heavy"] < sizes["light"]
+    assert sizes["emergency"] < sizes["normal"]
+    assert sizes["light"] < compress(conv, level="light", keep_last=3).original_tokens
+
+
+def test_json_output_follows_the_published_schema() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    schema_file = Path(precis.__file__).parent / "compact" / "compression_result.schema.json"
+    validator = jsonschema.Draft202012Validator(json.loads(schema_file.read_text("utf-8")))
+    for name in NAMES:
+        conv = load(name)
+        for level in LEVELS:
+            for options in ({}, {"template": "claude", "keep_last": 0}, {"budget": 10_000}):
+                data = json.loads(compress(conv, level=level, **options).to_json())  # type: ignore[arg-type]
+                errors = [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(data)]
+                assert errors == [], (name, level, options)
+
+
+# -- determinism and idempotence -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_input_same_json(name: str) -> None:
+    first = compress(load(name), budget=300).to_json(timings=False)
+    second = compress(load(name), budget=300).to_json(timings=False)
+    assert first == second
+    assert "timings_ms" not in json.loads(first)
+    assert "timings_ms" in json.loads(compress(load(name), budget=300).to_json())
+
+
+def _summary_facts(result: CompressionResult) -> set[str]:
+    """The exact facts of the summary, its header line left out (it names message ranges
+    that change from pass to pass)."""
+    assert result.summary is not None
+    body = result.summary.render().split("\n", 1)[1]
+    return {f.text for f in facts(body)}
+
+
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh", "multiday_en"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_compressing_again_keeps_the_facts(name: str, level: str) -> None:
+    result = compress(load(name), level=level)
+    kept = _summary_facts(result)
+    assert kept
+    for _ in range(2):
+        result = compress(Conversation(messages=result.messages), level=level)
+    text = result.text()
+    assert sorted(fact for fact in kept if fact not in text) == []
+    assert_valid_for_both_apis(result)
+
+
+def test_compressing_again_keeps_section_titles_of_carried_items() -> None:
+    result = compress(load("coding_en"), level="heavy")
+    assert result.summary is not None
+    first = {s.key: {i.text for i in s.items} for s in result.summary.sections}
+    again = compress(Conversation(messages=result.messages), level="heavy")
+    assert again.summary is not None
+    second = {s.key: {i.text for i in s.items} for s in again.summary.sections}
+    for key, texts in first.items():
+        assert texts <= second.get(key, set()), key
+    # headings and the overview of the earlier summary are not items themselves
+    all_items = [i.text for i in again.summary.items]
+    assert not any(t.startswith(("##", "In short", "[precis")) for t in all_items)
+
+
+# -- real sessions (../shared/data, skipped when absent) ----------------------------------------
+
+REAL = [
+    "transcripts/claude-code/python-to-rust-port.transcript.jsonl",
+    "transcripts/claude-code/marot-spotter.subagent-aa84377.jsonl",
+    "transcripts/openai/tau-bench-gpt-4o-airline-first100.json",
+    "transcripts/openai/swe-agent-marshmallow-1867.traj",
+    "transcripts/openai/openhands-multi-swe-bench.output.jsonl",
+    "transcripts/anthropic/python-to-rust-port.messages.json",
+    "transcripts/zh/sharegpt-zh-first500.jsonl",
+]
+
+
+@pytest.mark.data
+@pytest.mark.parametrize("path", REAL)
+def test_real_sessions_fit_and_stay_valid(shared_data: Path, path: str) -> None:
+    file = shared_data / path
+    if not file.is_file():
+        pytest.skip(f"{file} not found")
+    conv = precis.load_all(file).conversations[0]
+    counter = get_counter("estimate")
+    system = counter.count_messages([m for m in conv.messages if m.role == "system"])
+    full = counter.count_messages(conv.messages)
+    for budget in {max(system + 200, int(full * share)) for share in (0.1, 0.25)}:
+        result = compress(conv, budget=budget)
+        assert result.compressed_tokens <= budget
+        assert_valid_for_both_apis(result)
+        assert [m for m in result.messages if m.role == "system"] == [
+            m for m in conv.messages if m.role == "system"]
+        if result.summary is not None:
+            assert _citation_problems(conv, result) == []
