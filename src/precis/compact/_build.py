@@ -35,6 +35,8 @@ _PIN = 10.0
 _FACT_SCAN_CHARS = 2000  # exact facts are looked for in the head of long tool output
 _TOOL_OUTPUT_PENALTY = 1.0
 _SPECIFICITY = 2.0  # weight of rare-word content in the priority
+_STRUCTURED = frozenset({"code", "sql", "json", "table", "tool_call"})
+_STRUCTURED_SPECIFICITY = 0.5  # code and calls name specific things by nature
 _SPREAD = 0.35  # priority given up per item already taken from the same stretch of time
 _STRETCHES = 12
 _CONTENT_WORD = re.compile(r"[a-z][a-z'-]{2,}|\d+(?:[.,:]\d+)*|[\u4e00-\u9fff]{2,4}")
@@ -147,6 +149,7 @@ class SummaryBuilder:
                           if msg.role == "user" and HEADER.match(msg.text)}
         self.prior = {frags[i].provenance.message for i in self.range} & self.summaries
         self.specificity = self._specificity()
+        self._cited: set[str] = set()  # sources of the items taken so far (during a fill)
         self.candidates = self._candidates()
         self.high_facts = self._high_facts()
 
@@ -164,7 +167,8 @@ class SummaryBuilder:
         if kind == "image" or (kind == "tool_result"
                                and self.analysis.classifications[i].type != "error"):
             priority -= _TOOL_OUTPUT_PENALTY  # raw output / a picture: the talk says more
-        return priority + _SPECIFICITY * self.specificity.get(i, 0.0)
+        default = _STRUCTURED_SPECIFICITY if kind in _STRUCTURED else 0.0
+        return priority + _SPECIFICITY * self.specificity.get(i, default)
 
     def _specificity(self) -> dict[int, float]:
         """0-1 per spoken fragment: how many rare words (by inverse document frequency over
@@ -470,11 +474,20 @@ class SummaryBuilder:
                 continue
             speaker = msg.name or label(self.language, msg.role)
             best = max(self._priority(i) for i in frag_ids)
-            make = _prefixed(speaker, _lazy(self._message_digest, m, self.preset.item_chars))
+            make = _prefixed(speaker, _lazy(self._log_digest, m, self.preset.item_chars))
             out.append(Candidate("log", frag_ids[0],
                                  tuple(self.fragments[i].id for i in frag_ids), best - 1.0,
                                  make, msg.role, None, self.dates.of_message(m)))
         return out
+
+    def _log_digest(self, m: int, limit: int) -> str:
+        """A log line for message ``m``: what its fragments say that the items taken so far
+        (``self._cited``) do not already show."""
+        fresh = [i for i in self._message_fragments(m) if self.fragments[i].id not in self._cited]
+        if len(fresh) == len(self._message_fragments(m)):
+            return self._message_digest(m, limit)
+        sep = "" if self.language == "zh" else " "
+        return core_text(sep.join(self._digest(i, limit) for i in fresh), limit, self.language)
 
     # -- short summary ------------------------------------------------------------------
 
@@ -577,6 +590,10 @@ class SummaryBuilder:
         is the rest of the output (system prompt, recent messages): facts it shows need no
         place in the details list."""
         boost = boost or {}
+        self._cited = set()
+        for cand in self.candidates:
+            if cand.section == "log":  # its text depends on what is taken before it
+                cand._text = cand._cost = None
         short = self.short()
         summary = self._summary(short, [])
         remaining = allowance - self.count(summary.render())
@@ -592,8 +609,14 @@ class SummaryBuilder:
             reserve = min(needed, int(max(0, remaining) * _DETAILS_SHARE))
         remaining -= reserve
 
+        overview = {s for item in short for s in item.sources}
+
         def key(c: Candidate) -> tuple[float, int]:
             extra = max((boost.get(s, 0.0) for s in c.sources), default=0.0)
+            if c.section != "log" and not overview.isdisjoint(c.sources):
+                # the overview is rebuilt on every compaction: what it names must also be
+                # an item, or a later compaction loses it
+                extra = max(extra, _PIN)
             return (-(c.priority + extra), -c.order)
 
         ranked = self._spread(sorted(self.candidates, key=key), key)
@@ -661,6 +684,7 @@ class SummaryBuilder:
             if cost <= remaining:
                 chosen.append(cand)
                 started.add(cand.section)
+                self._cited.update(cand.sources)
                 remaining -= cost
                 misses = 0
             else:
