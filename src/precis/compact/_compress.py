@@ -133,7 +133,9 @@ def compress(
                                             system_tokens + priming, counter)
     first = dialog[0] if dialog else len(messages)
     if start <= first:
-        return unchanged()  # nothing older than the kept messages
+        if budget is None or as_is_tokens <= budget:
+            return unchanged()  # nothing older than the kept messages
+        start, tail, tail_tokens = len(messages), [], 0  # not even those fit: summary only
     older = [i for i in dialog if i < start]
     timings["tail"] = time.perf_counter() - t
 
