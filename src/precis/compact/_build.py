@@ -23,6 +23,7 @@ from precis.compact._digest import core_text, digest, tool_call_digest
 from precis.compact._facts import facts
 from precis.compact._labels import label
 from precis.compact.levels import LevelPreset
+from precis.compact.quality import Presence
 from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection, render_items
 from precis.compact.templates import SectionSpec, Template
 from precis.model import Text, ToolCall
@@ -548,9 +549,10 @@ class SummaryBuilder:
                     out.append((fact.text, fact.kind, i))
         return out
 
-    def _details(self, present: str, remaining: int) -> list[Candidate]:
+    def _details(self, shown: str, remaining: int) -> list[Candidate]:
         """Facts of HIGH fragments that the output does not show yet, one line per fragment
         (``"`app/db.py`, 8080 [S12]"``), by priority while they fit ``remaining``."""
+        present = Presence(shown)
         missing: dict[int, list[str]] = {}
         for text, _, i in self.high_facts:
             if text not in present:

@@ -10,15 +10,42 @@ fragments whose facts were lost.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from precis.compact._facts import FACT_KINDS
 
-__all__ = ["Retention", "measure_retention"]
+__all__ = ["Presence", "Retention", "measure_retention"]
 
 _MISSING_SHOWN = 20
+_SEPARATORS = re.compile(r"[\s`'\"(),;:=|\[\]{}<>，。；：（）、！？\u3400-\u9fff]+")
+_TRAILING = ".:!?"
+
+
+class Presence:
+    """``fact in Presence(text)``: whether the fact's exact text appears in ``text``.
+
+    Facts without separators (most paths, numbers, ids) are looked up in a set of the
+    text's separator-delimited pieces (linear in the text, constant per fact) instead of
+    scanning the text once per fact, which would be quadratic on long outputs; only a fact
+    holding separators itself (a command with spaces) is searched as a substring. A fact
+    shown only inside a longer piece (``db.py`` within ``app/db.py``) does not count.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        pieces = set(_SEPARATORS.split(text))
+        pieces.update([p.rstrip(_TRAILING) for p in pieces if p.endswith(tuple(_TRAILING))])
+        self.pieces = pieces
+
+    def __contains__(self, fact: object) -> bool:
+        if not isinstance(fact, str):
+            return False
+        if fact in self.pieces:
+            return True
+        return _SEPARATORS.search(fact) is not None and fact in self.text
 
 
 @dataclass(frozen=True)
@@ -76,13 +103,14 @@ def measure_retention(
     """Retention in ``output`` (the whole output text) of ``high_facts`` (fact text, kind,
     id of the HIGH fragment holding it; each fact once) and of the HIGH fragments
     ``high_ids`` (kept when ``cited``)."""
+    shown = Presence(output)
     counts = {kind: [0, 0] for kind in FACT_KINDS}
     missing: list[str] = []
     lost_in: dict[str, int] = {}
     for text, kind, fragment_id in high_facts:
         slot = counts[kind]
         slot[1] += 1
-        if text in output:
+        if text in shown:
             slot[0] += 1
         else:
             lost_in[fragment_id] = lost_in.get(fragment_id, 0) + 1
