@@ -68,28 +68,36 @@ class ChainItem:
     cue: bool
 
 
-def chain_item(index: int, text: str, normalized: str, shingler: Shingler) -> ChainItem | None:
+def chain_item(
+    index: int,
+    text: str,
+    normalized: str,
+    shingler: Shingler,
+    terms: list[tuple[str, int]] | None = None,
+) -> ChainItem | None:
     """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
 
     Key terms leave out the change cue itself ("改成", "switch to"): two fragments that both
     say "改成" are not on the same topic for that. Only the first ``_MAX_CHARS`` characters
     count: a requirement is stated in a sentence or two, and a 1 MB "goal" stays cheap.
+    ``terms`` may give ``shingler.terms(normalized)`` if it is already known.
     """
+    if len(normalized) > _MAX_CHARS:
+        terms = None
     text, normalized = text[:_MAX_CHARS], normalized[:_MAX_CHARS]
     cue = CHANGE_CUE.search(normalized) is not None
     if cue:
         normalized = strip_change_cue(normalized)
-    pairs = [(t, h) for t, h in shingler.terms(normalized) if _is_key(t)]
+        terms = None
+    if terms is None:
+        terms = shingler.terms(normalized)
+    pairs = [(t, h) for t, h in terms if _is_key(t)]
+    del terms
     found = slots(text) if _DIGIT.search(text) else {}
     if not pairs and not found:
         return None
-    return ChainItem(
-        index=index,
-        terms=tuple(t for t, _ in pairs),
-        hashes=frozenset(h for _, h in pairs),
-        slots=found,
-        cue=cue,
-    )
+    key_terms, hashes = zip(*pairs) if pairs else ((), ())
+    return ChainItem(index=index, terms=key_terms, hashes=frozenset(hashes), slots=found, cue=cue)
 
 
 _FUNCTION_CHAR = re.compile("[" + "".join(sorted(CJK_FUNCTION_CHARS)) + "]")
@@ -173,6 +181,7 @@ def link_versions(
             if h not in all_weights:
                 all_weights[h] = weight(h)
 
+    cue_terms: set[int] = set().union(*(it.hashes for it in items if it.cue))
     postings: defaultdict[int | str, list[int]] = defaultdict(list)
     chain_of: dict[int, list[int]] = {}
     chains: list[list[int]] = []
@@ -210,7 +219,8 @@ def link_versions(
                 chains.append(chain)
             chain.append(pos)
             chain_of[pos] = chain
-        index_keys: list[int | str] = [*weights, *item.slots]
+        # only a fragment with a cue looks its terms up: index just those terms
+        index_keys: list[int | str] = [*cue_terms.intersection(weights), *item.slots]
         for index_key in index_keys:
             plist = postings[index_key]
             plist.append(pos)

@@ -17,19 +17,22 @@ paragraphs on a quarter of their bins. Measured on 60k random Zipf-distributed s
 0.18 candidates per fragment (12.5 with plain one-band LSH on densified signatures), and
 recall 100% for Jaccard >= 0.5 on sets of 4 to 60 shingles.
 
-A ``partition`` value (the fingerprint of the numbers a fragment names) is mixed into every
-key, so "limit is 31 days" and "limit is 92 days" never meet. Keys are 64-bit integers from
-fixed arithmetic (deterministic; a collision only adds a candidate, which exact
-verification rejects). Memory stays small with two passes: the first only counts keys in a
-byte table; the second builds buckets for keys seen at least twice. Each bucket keeps its
-``bucket_cap`` latest members, so a fragment is compared with at most ``bands *
-bucket_cap`` others however many fragments look alike.
+A ``partition`` value (the fingerprint of the numbers a fragment names) is part of every
+key, so "limit is 31 days" and "limit is 92 days" never meet. With one bin per band (the
+default) a key is exact: the bin's minimum hash itself (which also names the bin) with the
+partition above its 32 bits, found with C-level calls only; with wider bands it is a 64-bit
+integer from fixed arithmetic (deterministic; a collision only adds a candidate, which exact
+verification rejects). Candidates are found in one pass: a key seen once is remembered with
+its item only; from the second time it has a bucket, which keeps its ``bucket_cap`` latest
+members, so a fragment is compared with at most ``bands * bucket_cap`` others however many
+fragments look alike.
 """
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Collection, Container, Iterable, Iterator
+from typing import cast
 
 __all__ = ["EMPTY", "HIT_SHARE", "BandIndex", "signature"]
 
@@ -50,73 +53,113 @@ def signature(hashes: Iterable[int], num_perm: int) -> list[int]:
     return bins
 
 
+def _bin_minima(
+    hashes: Collection[int], num_perm: int, leave_out: Container[int]
+) -> tuple[Iterable[int], int]:
+    """The smallest hash of each bin (hash mod ``num_perm``), hashes in ``leave_out`` left
+    out, and how many hashes were not left out."""
+    minima: dict[int, int] = {}
+    get = minima.get
+    kept = 0
+    for h in hashes:
+        if h in leave_out:
+            continue
+        kept += 1
+        b = h % num_perm
+        m = get(b)
+        if m is None or h < m:
+            minima[b] = h
+    return minima.values(), kept
+
+
 class BandIndex:
-    """Candidate pairs by LSH banding, in two passes (see the module docstring).
+    """Candidate pairs by LSH banding (see the module docstring).
 
     Call :meth:`add` for every item in order, then :meth:`pairs` with a function that says
     whether two items (by insertion number) are similar; it yields the similar pairs.
     """
 
     def __init__(self, *, num_perm: int, bands: int, bucket_cap: int, min_hits: int = 1) -> None:
+        self.num_perm = num_perm
         self.bands = bands
         self.rows = num_perm // bands
         self.bucket_cap = bucket_cap
         self.min_hits = min_hits
-        self._keys = array("Q")
-        self._ends = array("I")  # item -> end of its keys in _keys
+        self._items: list[tuple[int, ...]] = []  # item -> its band keys
 
-    def add(self, sig: list[int], partition: int) -> None:
-        salt = (partition * _MIX) & _MASK64
-        keys = self._keys
+    def add(
+        self, hashes: Collection[int], partition: int, leave_out: Container[int] = ()
+    ) -> None:
+        """Index the next item by its set of 32-bit shingle hashes.
+
+        Hashes in ``leave_out`` (shingles found in many items) take no part in the keys
+        unless fewer than two others are left.
+        """
+        self._items.append(self.keys(hashes, partition, leave_out))
+
+    def keys(
+        self, hashes: Collection[int], partition: int, leave_out: Container[int] = ()
+    ) -> tuple[int, ...]:
+        """The band keys of a set of 32-bit hashes (one per band whose bins are all filled),
+        without the hashes in ``leave_out`` unless fewer than two others are left.
+
+        With one bin per band (the default) a band's key is the minimum hash of its bin
+        itself, which names the bin and its value at once (bin = hash mod ``num_perm``),
+        with the partition above its 32 bits: exact, and one dictionary pass.
+        """
         if self.rows == 1:
-            keys.extend(
-                [((v * 257 + b) * _MIX ^ salt) & _MASK64 for b, v in enumerate(sig) if v != EMPTY]
-            )
-        else:
-            rows = self.rows
-            for b in range(self.bands):
-                band = sig[b * rows : (b + 1) * rows]
-                if EMPTY in band:
-                    continue
-                key = b
-                for v in band:
-                    key = ((key ^ v) * _FNV) & _MASK64
-                keys.append((key * _MIX ^ salt) & _MASK64)
-        self._ends.append(len(keys))
+            minima, kept = _bin_minima(hashes, self.num_perm, leave_out)
+            if kept < 2 and leave_out:  # fewer than two hashes left: use them all
+                minima, kept = _bin_minima(hashes, self.num_perm, ())
+            if partition:
+                return tuple(map((partition << 32).__or__, minima))
+            return tuple(minima)
+        if leave_out:
+            rare = [h for h in hashes if h not in leave_out]
+            if len(rare) >= 2:
+                hashes = rare
+        salt = (partition * _MIX) & _MASK64
+        sig = signature(hashes, self.num_perm)
+        rows = self.rows
+        out: list[int] = []
+        for b in range(self.bands):
+            band = sig[b * rows : (b + 1) * rows]
+            if EMPTY in band:
+                continue
+            key = b
+            for v in band:
+                key = ((key ^ v) * _FNV) & _MASK64
+            out.append((key * _MIX ^ salt) & _MASK64)
+        return tuple(out)
 
-    def pairs(self, similar: Callable[[int, int], bool]) -> Iterable[tuple[int, int]]:
-        """``(earlier, later)`` pairs that share enough band keys and pass ``similar``."""
-        keys, ends = self._keys, self._ends
-        size = 1 << max(16, (len(keys) * 8).bit_length())  # load factor <= 1/8
-        mask = size - 1
-        seen = bytearray(size)
-        for key in keys:  # pass 1: which keys occur at least twice (up to table collisions)
-            slot = key & mask
-            if seen[slot] < 2:
-                seen[slot] += 1
-        buckets: dict[int, list[int]] = {}
+    def pairs(self, similar: Callable[[int, int], bool]) -> Iterator[tuple[int, int]]:
+        """``(earlier, later)`` pairs that share enough band keys and pass ``similar``.
+
+        One pass: a key seen once is remembered with its item alone (no bucket); the second
+        time it gets a bucket, which keeps its ``bucket_cap`` latest items.
+        """
+        items = self._items
+        holders: dict[int, int | list[int]] = {}  # key -> its item, or its latest items
         cap = self.bucket_cap
-        min_hits = self.min_hits
-        start = 0
-        for item, end in enumerate(ends):
-            hits: dict[int, int] = {}
-            for key in keys[start:end]:
-                if seen[key & mask] < 2:
-                    continue
-                bucket = buckets.get(key)
-                if bucket is None:
-                    buckets[key] = [item]
-                    continue
-                for other in bucket:
-                    hits[other] = hits.get(other, 0) + 1
-                bucket.append(item)
-                if len(bucket) > cap:
-                    del bucket[0]
-            mine = end - start
-            start = end
-            for other, count in hits.items():
-                if count < min_hits:
-                    continue
-                theirs = ends[other] - (ends[other - 1] if other else 0)
-                if count >= HIT_SHARE * min(mine, theirs) and similar(other, item):
-                    yield other, item
+        below = self.min_hits - 1  # a count above this is enough hits
+        for item, keys in enumerate(items):
+            met: list[int] = []
+            for key in keys:
+                bucket = holders.get(key)
+                if type(bucket) is list:  # (a type test is cheaper than isinstance)
+                    met += bucket
+                    bucket.append(item)
+                    if len(bucket) > cap:
+                        del bucket[0]
+                elif bucket is None:
+                    holders[key] = item
+                else:  # seen once before
+                    first = cast(int, bucket)
+                    holders[key] = [first, item] if cap > 1 else [item]
+                    met.append(first)
+            if len(met) > below:
+                mine = len(keys)
+                for other, count in Counter(met).items():
+                    if (count > below and count >= HIT_SHARE * min(mine, len(items[other]))
+                            and similar(other, item)):
+                        yield other, item

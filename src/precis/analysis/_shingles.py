@@ -8,7 +8,9 @@
   "prices" -> "price"), English stop words and grammar-only CJK n-grams dropped. Hashes are
   CRC-32 of the UTF-8 shingle, so they are the same on every run and machine (Python's
   ``hash()`` of a string is salted per process and is never used for a value that reaches
-  the output). A per-call cache keeps the cost of a repeated word to one dictionary lookup.
+  the output). A per-call cache keeps the cost of a repeated word to one dictionary lookup;
+  :meth:`Shingler.hashes_of` shingles many texts at once, hashing the words not seen before
+  together at C level.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import re
 import string
 import unicodedata
 import zlib
+from collections.abc import Collection, Container, Sequence
 from hashlib import blake2b
+from itertools import repeat
 from typing import cast
 
 from precis.analysis._phrases import CJK_FUNCTION_CHARS, STOP_WORDS
@@ -33,8 +37,15 @@ _CJK_RUN = re.compile(f"[{CJK_CHARS}]")
 _TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _TOKEN_SPLIT = re.compile(f"([{CJK_CHARS}]+)|([^\\s{CJK_CHARS}]+)")
 _NON_WORD = re.compile(r"[\W_]+")
+# Full-width ASCII punctuation, CJK punctuation of the half-width block, the ideographic
+# space and the ellipsis: each is a starter whose NFKC form holds no word character, so
+# turning it into a space before NFKC gives the same normalised text (tested on random
+# mixes with combining marks and jamo).
+_WIDE_PUNCT = re.compile("[\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\u3000\u2026]")
+
 _CACHE_SIZE = 1 << 18  # words / n-grams remembered by a Shingler
 _CHUNK = 16_384  # characters of a long text shingled at a time
+_BATCH = 256  # texts whose words are looked up together
 _ASCII_PUNCT = str.maketrans(string.punctuation, " " * len(string.punctuation))
 
 
@@ -42,6 +53,12 @@ def normalize(text: str) -> str:
     """``text`` in NFKC, lower case, with punctuation as spaces and white space collapsed."""
     if text.isascii():
         return " ".join(text.lower().translate(_ASCII_PUNCT).split())
+    # Full-width punctuation ("，", "？", "（") is what usually keeps Chinese text from being
+    # NFKC already; it ends up as a space either way, so it becomes one first and NFKC
+    # mostly finds the text normalised (a quick check) instead of rebuilding it. Not next
+    # to a capital sigma, whose lower case depends on the characters around it.
+    if "\u03a3" not in text:
+        text = _WIDE_PUNCT.sub(" ", text)
     folded = unicodedata.normalize("NFKC", text).lower()
     return " ".join(_NON_WORD.sub(" ", folded).split())
 
@@ -83,7 +100,7 @@ class Shingler:
     estimates that of the full sets), so a 1 MB line costs memory like a short paragraph.
     """
 
-    __slots__ = ("_cache", "_terms", "cjk_ngram", "latin_ngram", "max_shingles")
+    __slots__ = ("_cache", "cjk_ngram", "latin_ngram", "max_shingles")
 
     def __init__(self, *, cjk_ngram: int = 2, latin_ngram: int = 1, max_shingles: int = 256):
         self.cjk_ngram = cjk_ngram
@@ -91,7 +108,6 @@ class Shingler:
         self.max_shingles = max_shingles
         # word / n-gram -> hash, or -1 when left out; bounded by the vocabulary of one call
         self._cache: dict[str, int] = self._fresh_cache()
-        self._terms: dict[str, str | None] = {}  # word / n-gram -> shingle string or None
 
     def _lookup(self, part: str) -> int:
         """The hash of a word (its light stem) or CJK n-gram; -1 when it is left out."""
@@ -123,9 +139,7 @@ class Shingler:
                 out.append(word)
             elif len(cjk) <= n:
                 out.append(cjk)
-            elif n == 2:
-                out.extend(map(str.__add__, cjk[:-1], cjk[1:]))  # bigrams, in C
-            else:
+            else:  # (slices: faster than joining the characters, which makes each a string)
                 out.extend([cjk[i : i + n] for i in range(len(cjk) - n + 1)])
         return out
 
@@ -135,7 +149,7 @@ class Shingler:
         Words are stemmed; stop words and grammar-only CJK n-grams are left out;
         ``hash32(s)`` of each is its hash in :meth:`hashes`.
         """
-        out = [t for p in self._parts(normalized) if (t := self._term(p))]
+        out = [t for t, _ in self.terms(normalized)]
         n = self.latin_ngram
         if n > 1:
             out = _word_ngrams(out, n)
@@ -144,19 +158,35 @@ class Shingler:
     def terms(self, normalized: str) -> list[tuple[str, int]]:
         """``(shingle string, hash)`` pairs of :meth:`strings` (words only: ``latin_ngram``
         is taken as 1), reusing the cached hashes."""
-        lookup = self._lookup
-        return [(t, lookup(p)) for p in self._parts(normalized) if (t := self._term(p))]
+        parts = self._parts(normalized)
+        cache = self._cache
+        hashes: list[int | None] = list(map(cache.get, parts))
+        if None in hashes:
+            cache = self._hash_missing(parts)
+            hashes = list(map(cache.__getitem__, parts))
+        # a shingle string is the stem of its part (a CJK n-gram is its own stem)
+        return [(stem(p) if p[-1:] == "s" else p, h)
+                for p, h in zip(parts, hashes) if h != -1 and h is not None]
 
-    def _term(self, part: str) -> str | None:
-        terms = self._terms
-        term = terms.get(part, "")
-        if term == "":
-            if len(terms) > _CACHE_SIZE:
-                terms.clear()
-            term = terms[part] = (
-                None if self._lookup(part) == -1 else part if is_cjk(part) else stem(part)
-            )
-        return term
+    def _hash_missing(self, parts: Collection[str]) -> dict[str, int]:
+        """Put the parts not in the cache into it (each once, at C level where it can) and
+        return the cache, which is a fresh one when it would have grown too large."""
+        cache = self._cache
+        missing = set(parts).difference(cache)
+        if not missing:
+            return cache
+        if len(cache) + len(missing) > _CACHE_SIZE:  # a large vocabulary: start afresh
+            cache = self._cache = self._fresh_cache()
+            missing = set(parts).difference(cache)
+        words = list(missing)
+        if self.cjk_ngram != 2:  # grammar-only n-grams are not in the cache from the start
+            values = list(map(self._lookup, words))  # (which may start a fresh cache)
+            self._cache.update(zip(words, values))
+            return self._cache
+        stems = [stem(w) if w[-1:] == "s" else w for w in words]
+        utf8 = map(str.encode, stems, repeat("utf-8"), repeat("surrogatepass"))
+        cache.update(zip(words, map(zlib.crc32, utf8)))  # = hash32(stem(word))
+        return cache
 
     def hashes(self, normalized: str) -> set[int]:
         """The shingle set of a normalised text as 32-bit hashes (see the class docstring).
@@ -184,11 +214,83 @@ class Shingler:
             out = {hash32(s) for s in self.strings(normalized)}
         else:
             parts = self._parts(normalized)
-            seen: set[int | None] = set(map(self._cache.get, parts))  # one lookup per word
-            out = set(map(self._lookup, parts)) if None in seen else cast("set[int]", seen)
+            cache = self._cache
+            found: set[int | None] = set(map(cache.get, parts))  # one lookup per word
+            if None in found:  # hash the words not seen before, each once
+                found.discard(None)
+                found.update(map(self._lookup, set(parts).difference(cache)))
+            out = cast("set[int]", found)
             out.discard(-1)
         if len(out) > self.max_shingles:
             out = set(heapq.nsmallest(self.max_shingles, out))
+        return out
+
+    def hashes_of(self, texts: Sequence[str]) -> list[set[int]]:
+        """:meth:`hashes` of each normalised text, in order (see :meth:`hashes_and_terms`)."""
+        return self.hashes_and_terms(texts)[0]
+
+    def hashes_and_terms(
+        self, texts: Sequence[str], terms_for: Container[int] = ()
+    ) -> tuple[list[set[int]], dict[int, list[tuple[str, int]]]]:
+        """:meth:`hashes` of each normalised text, and :meth:`terms` of the texts whose
+        positions are in ``terms_for`` (made from the same parts, not split again).
+
+        The words and n-grams of up to ``_BATCH`` texts are gathered in one list; the ones not
+        seen before are hashed together at C level, then every part is looked up in one
+        call, so the cost per text is a few C calls.
+        """
+        terms: dict[int, list[tuple[str, int]]] = {}
+        if self.latin_ngram > 1 or self.cjk_ngram != 2:
+            for k, text in enumerate(texts):
+                if k in terms_for:
+                    terms[k] = self.terms(text)
+            return [self.hashes(t) for t in texts], terms
+        out: list[set[int]] = []
+        for start in range(0, len(texts), _BATCH):
+            out += self._hashes_batch(texts[start : start + _BATCH], start, terms_for, terms)
+        return out, terms
+
+    def _hashes_batch(
+        self,
+        texts: Sequence[str],
+        offset: int,
+        terms_for: Container[int],
+        terms: dict[int, list[tuple[str, int]]],
+    ) -> list[set[int]]:
+        parts: list[str] = []
+        ends: list[int] = []
+        long: dict[int, set[int]] = {}
+        split = self._parts
+        for k, text in enumerate(texts):
+            if len(text) > _CHUNK:
+                long[k] = self.hashes(text)
+                if offset + k in terms_for:
+                    terms[offset + k] = self.terms(text)
+            elif text.isascii():
+                parts += text.split()
+            else:
+                parts += split(text)
+            ends.append(len(parts))
+        cache = self._hash_missing(parts)
+        values = list(map(cache.__getitem__, parts))
+        k = self.max_shingles
+        out: list[set[int]] = []
+        start = 0
+        for n, end in enumerate(ends):
+            if n in long:
+                found = long[n]
+            else:
+                found = set(values[start:end])
+                if offset + n in terms_for:  # as terms() does it
+                    terms[offset + n] = [
+                        (stem(p) if p[-1:] == "s" else p, h)
+                        for p, h in zip(parts[start:end], values[start:end]) if h != -1
+                    ]
+            found.discard(-1)
+            if len(found) > k:
+                found = set(heapq.nsmallest(k, found))
+            out.append(found)
+            start = end
         return out
 
 

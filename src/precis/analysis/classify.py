@@ -1,29 +1,33 @@
 """Fragment type classification (seed 002 二.2): a rule layer, and an optional model layer.
 
-Rule layer: every type collects evidence, and the type with the most wins (ties go to the
-type earlier in :data:`PRIORITY`). Evidence comes from
+Rule layer: a fragment's *features* vote for types through a weight table, and the type with
+the highest total wins (exact ties go to the type earlier in :data:`PRIORITY`). Features are
 
-* cues: the bilingual phrases and regexes of a :class:`~precis.analysis.cues.CueTable`
-  (``cue:必须``, ``cue:let's go with``), scanned in the first :data:`SCAN_CHARS` characters;
-* structure: the fragment kind (code / SQL / JSON blocks are code, a table is a fact, a
-  tool call is code), code fences and their language, stack traces and error lines, shell
-  commands, SQL statements, numbers / ids / inline code (facts), a question mark, an
-  imperative verb at the start, a numbered list item (``structure:traceback``, ...);
-* the speaker: a tool's output is a fact (or an error, or a file's code); a user tends to
-  state goals and background, an assistant facts and reasoning, a system prompt rules
-  (``role:tool``).
+* cue sums: the summed weights of the bilingual phrases and regexes of a
+  :class:`~precis.analysis.cues.CueTable` that occur, one feature per type and speaker
+  (``cue_sum.goal``, ``cue_sum.goal.user``), scanned in the first :data:`SCAN_CHARS`
+  characters of running text (:data:`BLOCK_SCAN_CHARS` of a block, where they count 0.4);
+  each cue is listed in the evidence (``cue:必须``, ``cue:let's go with``);
+* structure: the fragment kind (code / SQL / JSON blocks, a table, a tool call or result),
+  code fences and their language, tracebacks, error lines, failing logs, exit codes and
+  error statuses, shell commands, SQL statements, a question mark, an imperative verb at
+  the start (English words, Chinese prefixes such as 使用 / 列出), a numbered item, a
+  lead-in colon, clauses, numbers / ids / inline code, the length
+  (``structure:traceback``, ``structure:question``, ...);
+* the speaker (``role:user``), whose votes start every score;
+* context, from :func:`classify_all`: a list item after the line that introduces it
+  ("Plan:", "有三个方案："), a user's reply to an assistant question that makes a choice
+  ("Drop them."), the assistant's sentences after an error or a tool result, the first user
+  message, a user's reply (``context:...``).
 
-:func:`classify_all` adds the neighbours' context: a list item leans to the type of the line
-that introduces it ("Plan:", "有三个方案："); a user's instruction answering an assistant's
-question is a decision ("Drop them."); the assistant's next sentences after an error lean
-to reasoning (explanations follow failures) (``context:...`` evidence).
-
-``confidence`` is softmax-like: ``exp(best) / (1 + sum(exp(score) for every type with
-evidence))``, so one strong cue gives ~0.9, two close rivals ~0.5, and no evidence a low
-value. ``tags`` are the secondary labels of seed 000: up to two content classes
-(``technical_specification``, ``code_implementation``, ``error_information``,
-``user_interaction``, ``workflow_status``, ``documentation``), a technical level
-(``tech:basic|intermediate|advanced``) and ``actionable`` or ``informational``.
+The weight table (``weights`` in ``cues.json``, ``feature -> {type: weight}``) is data: it
+was fitted on the DEV half of the labelled set by regularised logistic regression around
+hand-set starting weights, and a user can override any entry. ``confidence`` is the softmax
+probability of the winner over the eleven types. ``tags`` are the secondary labels of seed
+000: up to two content classes (``technical_specification``, ``code_implementation``,
+``error_information``, ``user_interaction``, ``workflow_status``, ``documentation``), a
+technical level (``tech:basic|intermediate|advanced``) and ``actionable`` or
+``informational``.
 
 Model layer: :func:`classify_all` sends the fragments whose rule confidence is below
 ``threshold`` to a :class:`TypeVoter` in one batch; a voter's answer replaces the rule
@@ -34,16 +38,19 @@ because a voter did.
 Speed: a handful of C-level passes per fragment (lower-casing the scan window, splitting
 it into words, set intersections against the cue index, a few anchored regex matches,
 marker searches for error lines over at most :data:`ERROR_HEAD` + :data:`ERROR_TAIL`
-characters), never a Python loop over the cue table.
+characters), never a Python loop over the cue table; a few dictionary additions for the
+votes. A text that repeats in the same context (the same tool output, "ok", a re-read
+file, the same sentence 100k times) is classified once per :func:`classify_all` call.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from itertools import islice
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from precis.analysis.cues import CueTable, words
 from precis.analysis.model import FRAGMENT_TYPES, Classification, FragmentType
@@ -51,6 +58,7 @@ from precis.errors import ConfigError
 from precis.segment.model import Fragment
 
 __all__ = [
+    "BLOCK_SCAN_CHARS",
     "ERROR_HEAD",
     "ERROR_TAIL",
     "PRIORITY",
@@ -67,7 +75,9 @@ PRIORITY: tuple[FragmentType, ...] = (
 """Tie order: on equal evidence the type that loses less when kept wins."""
 
 SCAN_CHARS = 600
-"""Cues are looked for in the first this many characters of a fragment."""
+"""Cues are looked for in the first this many characters of running text ..."""
+BLOCK_SCAN_CHARS = 200
+"""... and of a block (code, tool output), where they count less than its structure."""
 ERROR_HEAD = 4000
 ERROR_TAIL = 1000
 """Error lines are looked for in the first / last this many characters of a block."""
@@ -75,7 +85,6 @@ ERROR_TAIL = 1000
 _SHORT_ZH = 16  # a chitchat cue counts fully in a Chinese fragment up to this many chars
 _SHORT_EN = 32  # ... or an English one up to this many
 _MAX_EVIDENCE = 10
-_EXP_CAP = 50.0
 
 # -- structure patterns -------------------------------------------------------------------
 
@@ -129,6 +138,10 @@ _ERROR_LINE_START = re.compile(
     r"error(?:\[\w+\])?:|fatal:|FATAL\b|panic:|Exception in thread|Caused by:|"
     r"Segmentation fault|Killed\b|CRITICAL\b))"
     r"|(?P<stack_frame>[ \t]+at [\w$.<>/]+\(.*\)[ \t]*$)"
+    # a log line at an error level after its time stamp / bracketed fields:
+    # "2024-05-13 10:22:01,311 ERROR [worker] ...", "[ERROR] BUILD FAILURE", "E | ..."
+    r"|(?P<log_error>[ \t]*(?:\[[^\]\n]{1,40}\][ \t]*|\d[\d\-/:.,TZ+]*[ \t]+){0,4}"
+    r"\[?(?:ERROR|FATAL|CRITICAL|SEVERE|ERR)\]?(?:[ \t:|\]-]|$))"
 )
 # "3 failed", "12 errors" (not "0 failed", not "1.5 failed"): a count just before the marker
 _COUNT_BEFORE = "|".join(f"(?<=(?<![0-9.,])[1-9]{'[0-9]' * n} )" for n in range(4))
@@ -138,6 +151,24 @@ _ERROR_AT_MARK = re.compile(
     r"|(?P<error_payload>(?<=\")(?i:errors?|err|exception)\"\s*:"
     r"(?!\s*(?:null|\[\]|\{\}|\"\"|false)))"
     r"|(?P<error_code>error TS\d+|error\[E\d+\]|(?i:http)/\d(?:\.\d)? [45]\d\d\b|ERR_[A-Z_]+\b)"
+    # structured logs: level=error, "level": "error"; a failed build
+    r"|(?P<log_error>(?:(?<=level=)|(?<=level\":\")|(?<=level\": \")|(?<=severity=))"
+    r"(?i:error|fatal|crit))"
+    r"|(?P<build_failed>(?<=(?i:build) )(?i:fail(?:ed|ure)))"
+)
+# failures that operating systems, shells, databases and cluster tools print
+_ERROR_PHRASE = re.compile(
+    r"(?P<exit_code>(?i:exit(?:ed)?(?: with)?(?: code| status)[ :=]*[1-9]\d*"
+    r"|(?<=non-zero )exit))"
+    r"|(?P<os_error>(?i:no such file or directory|permission denied|command not found"
+    r"|connection refused))"
+    r"|(?P<cluster_error>(?i:crashloopbackoff|oomkilled))"
+    r"|(?P<sql_error>(?i:ora)-\d{5}\b|(?i:sqlstate)\[?\w*)"
+    r"|(?P<exception>(?i:uncaught) \w*(?i:error|exception))"
+)
+# a numeric HTTP error status in JSON: "status": 500, "statusCode": 429, "code": 503
+_ERROR_STATUS_NUMBER = re.compile(
+    r'(?P<error_status>"(?i:status(?:_?code)?|code|http_?status)"\s*:\s*[45]\d\d\b)'
 )
 _ERROR_STATUS_VALUE = re.compile(
     r"\s*:\s*\"[^\"\n]*(?i:fail|error|limit|denied|invalid|timeout|unauthori[sz]ed|"
@@ -151,6 +182,13 @@ _ERROR_WEIGHT = {
     "failures": 4.5,
     "error_payload": 5.0,
     "error_code": 4.0,
+    "log_error": 4.5,
+    "build_failed": 4.5,
+    "exit_code": 4.0,
+    "os_error": 4.5,
+    "cluster_error": 4.5,
+    "sql_error": 4.5,
+    "error_status": 4.5,
 }
 # marker (lower case) -> check the line start?, pattern to match at the marker (or None)
 _ERROR_MARKS: tuple[tuple[str, bool, re.Pattern[str] | None], ...] = (
@@ -165,6 +203,17 @@ _ERROR_MARKS: tuple[tuple[str, bool, re.Pattern[str] | None], ...] = (
     ("critical", True, None),
     ("caused by", True, None),
     ("http/", False, _ERROR_AT_MARK),
+    ("severe", True, None),
+    ("exit", False, _ERROR_PHRASE),
+    ("no such file", False, _ERROR_PHRASE),
+    ("permission denied", False, _ERROR_PHRASE),
+    ("command not found", False, _ERROR_PHRASE),
+    ("connection refused", False, _ERROR_PHRASE),
+    ("crashloopbackoff", False, _ERROR_PHRASE),
+    ("oomkilled", False, _ERROR_PHRASE),
+    ("ora-", False, _ERROR_PHRASE),
+    ("sqlstate", False, _ERROR_PHRASE),
+    ("uncaught", False, _ERROR_PHRASE),
 )
 _MULTILINE_MARKS: tuple[tuple[str, bool, re.Pattern[str] | None], ...] = (
     ("e  ", True, None), ("at ", True, None),
@@ -173,21 +222,15 @@ _JSON_MARKS: tuple[tuple[str, bool, re.Pattern[str] | None], ...] = (
     ('"status"', False, _ERROR_STATUS_VALUE),
     ('"code"', False, _ERROR_STATUS_VALUE),
     ('"state"', False, _ERROR_STATUS_VALUE),
+    ('"status', False, _ERROR_STATUS_NUMBER),
+    ('"code"', False, _ERROR_STATUS_NUMBER),
+    ('"http', False, _ERROR_STATUS_NUMBER),
 )
 _LINES_PER_MARK = 4
 _CODE_MARKS = ("def ", "class ", "import ", "return ", "function ", "const ", "public ",
                "private ", "func ", "fn ", "#include", "package ", "let ", "var ", " => ",
                "->", "){", ") {", "};", "self.", "this.", "print(", "console.", "</")
 
-_ROLE_PRIOR: dict[str, tuple[tuple[FragmentType, float, str], ...]] = {
-    "user": (("background", 0.3, "role:user"), ("goal", 0.25, "role:user"),
-             ("fact", 0.2, "role:user")),
-    "assistant": (("fact", 0.3, "role:assistant"), ("reasoning", 0.3, "role:assistant")),
-    "system": (("constraint", 1.0, "role:system"), ("background", 0.6, "role:system")),
-}
-_FALLBACK: dict[str, FragmentType] = {
-    "user": "background", "assistant": "fact", "tool": "fact", "system": "constraint",
-}
 _TYPE_CLASS = {
     "code": "code_implementation",
     "error": "error_information",
@@ -196,13 +239,7 @@ _TYPE_CLASS = {
     "goal": "user_interaction",
     "chitchat": "user_interaction",
 }
-_RANK = {t: i for i, t in enumerate(PRIORITY)}
 _EMPTY = Classification("chitchat", 1.0, ("tech:basic", "informational"), ("structure:empty",))
-_KIND_EVIDENCE: dict[str, tuple[FragmentType, float, str]] = {
-    "heading": ("fact", 2.0, "structure:heading"),
-    "thinking": ("reasoning", 1.5, "structure:thinking"),
-    "image": ("fact", 3.0, "structure:image"),
-}
 # First words of a shell command line (checked before the full pattern).
 _COMMANDS = frozenset({
     "pip", "pip3", "pipx", "npm", "npx", "yarn", "pnpm", "git", "docker", "docker-compose",
@@ -222,7 +259,36 @@ _ACTIONABLE_TYPES = frozenset({"goal", "constraint", "plan", "todo", "decision"}
 _INFORMATIONAL_TYPES = frozenset({"background", "fact", "reasoning", "chitchat", "error"})
 _NON_CLASS_TAGS = frozenset({"actionable", "informational"})
 
-_Evidence = list[tuple[FragmentType, float, str]]
+_Evidence = list[tuple[str, float, str]]
+_CueHits = list[tuple[str, float, str]]
+
+_ROLES = frozenset({"system", "user", "assistant", "tool"})
+_ROLE_FEATURE = {r: "role." + r for r in ("system", "user", "assistant", "tool", "other")}
+_ROLE_EVIDENCE = {r: (f, 1.0, "role:" + r) for r, f in _ROLE_FEATURE.items()}
+# role-specific features of running text: name -> (feature, 1.0, label)
+_PROSE_KEYS = {
+    r: {"numbered": f"numbered.{r}", "question": f"question.{r}",
+        "imperative": f"imperative.{r}", "lead_in": f"prose.lead_in.{r}",
+        "clauses": f"prose.clauses.{r}", "data": f"prose.data.{r}"}
+    for r in _ROLE_FEATURE
+}
+_PROSE_LABELS = {"numbered": "structure:numbered_item", "question": "structure:question",
+                 "imperative": "structure:imperative", "lead_in": "structure:lead_in"}
+_PROSE = {r: {n: (keys[n], 1.0, label) for n, label in _PROSE_LABELS.items()}
+          for r, keys in _PROSE_KEYS.items()}
+# the cue-sum feature of each type, per speaker (see _Model)
+_CUE_KEYS: dict[str, dict[str, str]] = {
+    r: {t: f"cue_sum.{t}@{r}" for t in FRAGMENT_TYPES}
+    for r in ("system", "user", "assistant", "tool", "other")
+}
+_ZERO: dict[str, float] = dict.fromkeys(FRAGMENT_TYPES, 0.0)
+_FALLBACK = {"user": "background", "assistant": "fact", "tool": "fact", "system": "constraint"}
+_EMPTY_ROW: dict[str, float] = {}
+_CUE_CAP = 8.0  # a cue sum counts up to this much (a long text piles up phrases)
+_KIND_FEATURE: dict[str, tuple[str, float, str]] = {
+    k: ("kind." + k, 1.0, "structure:" + k)
+    for k in ("heading", "thinking", "image", "list_item", "paragraph")
+}
 
 
 @runtime_checkable
@@ -249,84 +315,221 @@ class TypeVoter(Protocol):
 
 def classify(fragment: Fragment, cues: CueTable | None = None) -> Classification:
     """The type of one fragment by the rules, on its own (:func:`classify_all` also uses
-    the neighbours). Never raises on odd text (empty, huge, control characters); an empty
-    fragment is ``chitchat``."""
-    return _classify(fragment, cues if cues is not None else CueTable.default())
+    the neighbours): as if it were a whole message. Never raises on odd text (empty, huge,
+    control characters); an empty fragment is ``chitchat``."""
+    table = cues if cues is not None else CueTable.default()
+    return _decide(fragment, table, _SOLO)
 
 
-def _classify(
-    fragment: Fragment,
-    table: CueTable,
-    answers_question: bool = False,
-    lead_in: FragmentType | None = None,
-    explains_error: bool = False,
-) -> Classification:
-    """Context from :func:`classify_all`: ``answers_question``: the fragment opens a user's
-    reply to an assistant question; ``lead_in``: the type of the line ("Plan:",
-    "有三个方案：") that introduces this list item; ``explains_error``: an assistant sentence
-    shortly after an error (explanations follow failures)."""
+class _Context(NamedTuple):
+    """What :func:`classify_all` knows about a fragment's neighbours.
+
+    ``answers``: the fragment opens a user's reply to an assistant question; ``lead_in``:
+    the type of the line ("Plan:", "有三个方案：") that introduces this list item;
+    ``after_error``: an assistant sentence shortly after an error; ``after_tool``: the
+    first assistant sentence after a tool result; ``opening``: it is in the
+    conversation's first user message; ``reply``: it opens a user message that follows
+    the assistant's.
+    """
+
+    answers: bool = False
+    lead_in: FragmentType | None = None
+    after_error: bool = False
+    after_tool: bool = False
+    opening: bool = False
+    reply: bool = False
+
+
+_SOLO = _Context()
+
+
+def _decide(fragment: Fragment, table: CueTable, ctx: _Context,
+            model: _Model | None = None, cache: dict[object, Classification] | None = None
+            ) -> Classification:
+    """The rule answer for one fragment in its context. ``cache`` keeps the answer for a
+    text in a context, for fragments that repeat (the same tool output, "ok", a re-read
+    file); answers are immutable, so they can be shared."""
+    if model is None:
+        model = _model(table)
+    if cache is None:
+        return _classify_one(fragment, table, ctx, model)
+    key = (fragment.text, fragment.role, fragment.kind, fragment.lang_hint,
+           None if ctx is _SOLO else ctx)
+    try:
+        answer = cache.get(key)
+    except TypeError:  # unhashable odd input
+        return _classify_one(fragment, table, ctx, model)
+    if answer is None:
+        answer = cache[key] = _classify_one(fragment, table, ctx, model)
+    return answer
+
+
+def _classify_one(fragment: Fragment, table: CueTable, ctx: _Context,
+                  model: _Model) -> Classification:
+    feats = _features(fragment, table, ctx)
+    if feats is None:
+        return _EMPTY
+    return _score(*feats, model)
+
+
+def _features(
+    fragment: Fragment, table: CueTable, ctx: _Context
+) -> tuple[_Evidence, _CueHits, dict[str, float]] | None:
+    """The evidence for one fragment, or ``None`` when it is empty: ``(feature, value,
+    label)`` triples (the weight table turns each feature into votes for types; the
+    first is the speaker's), the cues that occurred ``(type, weight, label)`` (their
+    sums per type are features) and the secondary tag scores."""
     text = fragment.text if isinstance(fragment.text, str) else ""
     role = fragment.role if isinstance(fragment.role, str) else ""
     kind = fragment.kind if isinstance(fragment.kind, str) else ""
     stripped = text.strip()
     if not stripped:
-        return _EMPTY
-
-    # Evidence is a list of (type, weight, label); totals are summed at the end, over the
-    # few types that got any.
-    ev: _Evidence = []
-    low = stripped[:SCAN_CHARS].lower()
+        return None
+    if role not in _ROLES:
+        role = "other"
+    ev: _Evidence = [_ROLE_EVIDENCE[role]]
+    fenced = stripped.startswith(("```", "~~~"))
+    block = (fenced or kind in _BLOCK_KINDS or role == "tool" or kind == "tool_result"
+             or kind == "tool_call")
+    low = stripped[:BLOCK_SCAN_CHARS if block else SCAN_CHARS].lower()
     if "\u2019" in low:
         low = low.replace("\u2019", "'")
     lead_match = None if low[0].isalpha() else _LEAD.match(low)
     lead = lead_match.end() if lead_match else 0
     tokens = words(low)
-    fenced = low.startswith(("```", "~~~"))
-    block = fenced or kind in _BLOCK_KINDS or role == "tool" or kind == "tool_result"
 
     if kind == "tool_call":
-        ev.append(("code", 5.0, "structure:tool_call"))
+        ev.append(("block.tool_call", 1.0, "structure:tool_call"))
     elif block:
         hint = fragment.lang_hint if isinstance(fragment.lang_hint, str) else None
         _block(stripped, kind, hint, fenced, role == "tool" or kind == "tool_result", ev)
     else:
         _prose(stripped, low, tokens, lead, kind, role, table, ev)
 
-    cue_factor = 0.4 if block or kind == "tool_call" else 1.0
-    chit_factor = _chitchat_factor(len(stripped), low.isascii()) * cue_factor
+    # cue sums per type: one feature per type (and its speaker), so the weight table
+    # decides how far each type's phrases are trusted from each speaker
+    cue_factor = 0.4 if block else 1.0
+    size = len(stripped)
+    short = _SHORT_EN if low.isascii() else _SHORT_ZH
+    chit_factor = (1.3 if size <= short else 0.7 if size <= 2 * short else 0.3) * cue_factor
     tag_scores: dict[str, float] = {}
+    sums: dict[str, float] = {}
+    hits: _CueHits = []
     for target, weight, _label, roles, is_tag, shown in table.scan(low, tokens, lead):
         if roles is not None and role not in roles:
             continue
         if is_tag:
             tag_scores[target] = tag_scores.get(target, 0.0) + weight
+            continue
+        weight *= chit_factor if target == "chitchat" else cue_factor
+        sums[target] = sums.get(target, 0.0) + weight
+        hits.append((target, weight, shown))
+    if sums:
+        keys = _CUE_KEYS[role]
+        for target, total in sums.items():
+            if total > _CUE_CAP:
+                total = _CUE_CAP
+            elif total < -_CUE_CAP:
+                total = -_CUE_CAP
+            ev.append((keys[target], total, ""))
+    if not block and ctx is not _SOLO and ctx != _SOLO:
+        _context_features(ctx, role, low, tokens, table, ev)
+    return ev, hits, tag_scores
+
+
+def _context_features(ctx: _Context, role: str, low: str, tokens: list[str],
+                      table: CueTable, ev: _Evidence) -> None:
+    """The features of a (non-block) fragment's place in the conversation."""
+    if ctx.lead_in is not None:
+        ev.append(("context.lead_in." + ctx.lead_in, 1.0, "context:list_lead_in"))
+    if ctx.after_error and role == "assistant":
+        ev.append(("context.after_error", 1.0, "context:after_error"))
+    if ctx.after_tool and role == "assistant":
+        ev.append(("context.after_tool", 1.0, "context:after_tool"))
+    if ctx.answers:
+        if role == "user" and _is_choice(low, tokens, table):
+            ev.append(("context.answers_choice", 1.0, "context:answers_question"))
         else:
-            ev.append((target, weight * (chit_factor if target == "chitchat" else cue_factor),
-                       shown))  # type: ignore[arg-type]
+            ev.append(("context.answers", 1.0, "context:answers_question"))
+    if ctx.reply:
+        ev.append(("context.reply", 1.0, "context:reply"))
+    if ctx.opening and role == "user":
+        ev.append(("context.opening", 1.0, "context:opening"))
 
-    if lead_in is not None and lead_in != "chitchat":
-        ev.append((lead_in, 1.2, "context:list_lead_in"))
-    if explains_error and not block and kind != "tool_call":
-        ev.append(("reasoning", 1.0, "context:after_error"))
-    if answers_question and not block and _is_choice(low, tokens, table):
-        ev.append(("decision", 2.0, "context:answers_question"))
-    ev.extend(_ROLE_PRIOR.get(role, ()))
 
-    score: dict[FragmentType, float] = {}
-    for target, weight, _ in ev:
-        score[target] = score.get(target, 0.0) + weight
-    best: FragmentType | None = None
-    top = 0.0
-    for target, total in score.items():
-        if total > top or (total == top and best is not None and _RANK[target] < _RANK[best]):
-            best, top = target, total
-    if best is None:
-        best = _FALLBACK.get(role, "fact")
-        return Classification(best, 0.1, _tags(best, tag_scores), ("fallback:" + (role or "?"),))
-    exp = math.exp
-    denom = 1.0 + sum([exp(v if v < _EXP_CAP else _EXP_CAP) for v in score.values() if v > 0])
-    confidence = round(min(1.0, exp(top if top < _EXP_CAP else _EXP_CAP) / denom), 4)
-    return Classification(best, confidence, _tags(best, tag_scores), _evidence(best, ev))
+class _Model(NamedTuple):
+    """A weight table compiled for scoring: ``rows`` maps a feature to its votes
+    ``((type, weight), ...)``; a cue sum's row already adds the speaker's correction
+    (``cue_sum.goal`` + ``cue_sum.goal.user`` under ``cue_sum.goal@user``); ``start``
+    holds the speaker features' votes as dicts (every score starts from one)."""
+
+    rows: dict[str, tuple[tuple[str, float], ...]]
+    start: dict[str, dict[str, float]]
+
+
+_MODELS: dict[int, tuple[Mapping[str, tuple[tuple[str, float], ...]], _Model]] = {}
+_MAX_MODELS = 16
+
+
+def _model(table: CueTable) -> _Model:
+    """The compiled weights of ``table`` (built once per table)."""
+    weights = table.weights
+    cached = _MODELS.get(id(weights))
+    if cached is not None and cached[0] is weights:
+        return cached[1]
+    lookup: dict[str, dict[str, float]] = {k: dict(row) for k, row in weights.items()}
+    for role, keys in _CUE_KEYS.items():
+        for target, key in keys.items():
+            merged = dict(lookup.get("cue_sum." + target, {}))
+            for t, w in lookup.get(f"cue_sum.{target}.{role}", {}).items():
+                merged[t] = merged.get(t, 0.0) + w
+            lookup[key] = merged
+    rows = {k: tuple((t, w) for t, w in row.items() if w) for k, row in lookup.items()}
+    start = {k: dict(lookup.get(k, {})) for k in _ROLE_FEATURE.values()}
+    model = _Model({k: v for k, v in rows.items() if v}, start)
+    if len(_MODELS) >= _MAX_MODELS:
+        _MODELS.pop(next(iter(_MODELS)))
+    _MODELS[id(weights)] = (weights, model)
+    return model
+
+
+def _score(ev: _Evidence, hits: _CueHits, tag_scores: dict[str, float],
+           model: _Model) -> Classification:
+    """The type with the highest total vote (``value * weight`` over the features of
+    ``ev``; ``ev[0]`` is the speaker's, whose votes start the scores); confidence is its
+    softmax probability over the eleven types (a type without votes scores 0)."""
+    score = dict(model.start.get(ev[0][0], _EMPTY_ROW))
+    get = model.rows.get
+    sget = score.get
+    for key, value, _ in islice(ev, 1, None):
+        row = get(key)
+        if row is not None:
+            if value == 1.0:
+                for target, w in row:
+                    score[target] = sget(target, 0.0) + w
+            else:
+                for target, w in row:
+                    score[target] = sget(target, 0.0) + value * w
+    best: str
+    if not score:  # no votes at all (a weight table without them): by the speaker
+        best = _FALLBACK.get(ev[0][0][5:], "fact")
+        return Classification(best, round(1.0 / len(_ZERO), 4),  # type: ignore[arg-type]
+                              _tags(best, tag_scores), _evidence(best, ev, hits))
+    best = max(score, key=score.__getitem__)
+    top = sget(best, 0.0)
+    missing = len(_ZERO) - len(score)
+    if top <= 0.0 and missing:  # a type without votes (0) wins
+        top = 0.0
+        best = next(t for t in PRIORITY if sget(t, 0.0) == 0.0)
+    elif list(score.values()).count(top) > 1:  # an exact tie: the first in PRIORITY
+        best = next(t for t in PRIORITY if sget(t, 0.0) == top)
+    try:
+        confidence = math.exp(top) / (sum(map(math.exp, score.values())) + missing)
+    except OverflowError:  # huge user weights
+        confidence = 1.0 / (missing * math.exp(-min(top, 700.0))
+                            + math.fsum(math.exp(max(v - top, -700.0)) for v in score.values()))
+    return Classification(best, round(confidence, 4),  # type: ignore[arg-type]
+                          _tags(best, tag_scores), _evidence(best, ev, hits))
 
 
 _EXPLAIN_WINDOW = 3
@@ -359,15 +562,6 @@ def _imperative(first: str, tokens: list[str], table: CueTable) -> bool:
 
 def _ends_question(text: str) -> bool:
     return text.rstrip(" \t\n\"'”’)）*_`").endswith(("?", "？"))
-
-
-def _chitchat_factor(length: int, ascii_text: bool) -> float:
-    short = _SHORT_EN if ascii_text else _SHORT_ZH
-    if length <= short:
-        return 1.3
-    if length <= 2 * short:
-        return 0.7
-    return 0.3
 
 
 def _window(text: str) -> str:
@@ -455,39 +649,42 @@ def _block(text: str, kind: str, hint: str | None, fenced: bool, tool: bool,
     window = _window(text)
     weight, name = _error_signal(window)
     if weight:
-        ev.append(("error", weight, "structure:" + name))
+        ev.append(("error." + name, 1.0, "structure:" + name))
     if kind == "table":
-        ev.append(("fact", 3.0, "structure:table"))
+        ev.append(("block.table", 1.0, "structure:table"))
         return
     lang = (hint or (_fence_hint(text) if fenced else "")).lower()
     if tool:
-        ev.append(("fact", 2.5, "role:tool"))
+        ev.append(("block.tool_output", 1.0, "role:tool"))
         if lang and lang not in _OUTPUT_HINTS and lang not in _DATA_HINTS:
-            ev.append(("code", 3.5 if lang not in _SQL_HINTS else 2.0, "structure:code_fence"))
+            if lang in _SQL_HINTS:
+                ev.append(("block.tool_sql", 1.0, "structure:code_fence"))
+            else:
+                ev.append(("block.tool_code", 1.0, "structure:code_fence"))
         elif window.count("→") >= 2 and _code_score(window) >= 2:
-            ev.append(("code", 3.5, "structure:source_listing"))
+            ev.append(("block.source_listing", 1.0, "structure:source_listing"))
         return
     if kind == "sql" or lang in _SQL_HINTS:
-        ev.append(("code", 5.0, "structure:sql"))
+        ev.append(("block.sql", 1.0, "structure:sql"))
     elif lang in _OUTPUT_HINTS:
-        ev.append(("fact", 3.0, "structure:output"))
+        ev.append(("block.output", 1.0, "structure:output"))
     elif lang:
-        ev.append(("code", 5.5, "structure:code_fence"))
+        ev.append(("block.code_fence", 1.0, "structure:code_fence"))
     elif kind == "json":
-        ev.append(("code", 4.0, "structure:json"))
+        ev.append(("block.json", 1.0, "structure:json"))
     elif _output_score(window) > _code_score(window):
-        ev.append(("fact", 3.0, "structure:output"))
+        ev.append(("block.output", 1.0, "structure:output"))
     else:
-        ev.append(("code", 4.0, "structure:code_block"))
+        ev.append(("block.code", 1.0, "structure:code_block"))
 
 
 def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: str,
            table: CueTable, ev: _Evidence) -> None:
     """Evidence from the shape of running text (a sentence, heading, list item, ...)."""
-    if kind in _KIND_EVIDENCE:
-        ev.append(_KIND_EVIDENCE[kind])
+    if kind in _KIND_FEATURE:
+        ev.append(_KIND_FEATURE[kind])
     if lead and _NUMBERED.match(low):
-        ev.append(("plan", 0.8 if role == "user" else 1.5, "structure:numbered_item"))
+        ev.append(_PROSE[role]["numbered"])
 
     # error lines in running text ("TypeError: ...", "npm ERR! ...", "FAILED x::y") have a
     # colon, "!" or a line break; without one the error phrases among the cues suffice
@@ -496,63 +693,71 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
         weight, name = (_error_signal(text, low) if len(text) <= SCAN_CHARS
                         else _error_signal(_window(text)))
         if weight:
-            ev.append(("error", weight * 0.8, "structure:" + name))
+            ev.append(("error." + name, 0.8, "structure:" + name))
     first = tokens[0] if tokens and low.startswith(tokens[0], lead) else ""
     if first in _COMMANDS or low.startswith(("$ ", "> "), lead):
         if (one_line and not text.endswith(_SENTENCE_END) and ", " not in low
                 and _SHELL.match(low, lead)):
-            ev.append(("code", 4.5, "structure:command"))
+            ev.append(("prose.command", 1.0, "structure:command"))
     elif (first in _SQL_STARTS and _SQL.match(low, lead)
           and (" from " in low or ";" in low or not one_line)):
-        ev.append(("code", 4.5, "structure:sql"))
+        ev.append(("prose.sql", 1.0, "structure:sql"))
 
     if _ends_question(text):
-        if role == "user":
-            ev.append(("goal", 0.8, "structure:question"))
-            ev.append(("background", 1.0, "structure:question"))
-        elif role in ("assistant", "system"):
-            ev.append(("background", 2.0, "structure:question"))
-    elif first and _imperative(first, tokens, table):
-        if role == "user":
-            ev.append(("goal", 1.5, "structure:imperative"))
-        elif role == "system":
-            ev.append(("constraint", 1.5, "structure:imperative"))
-        else:
-            ev.append(("plan", 1.2, "structure:imperative"))
+        ev.append(_PROSE[role]["question"])
+    elif (_imperative(first, tokens, table) if first
+          else low.startswith(table.imperative_prefixes, lead)):
+        ev.append(_PROSE[role]["imperative"])
+    elif text.endswith((":", "：")):
+        ev.append(_PROSE[role]["lead_in"])
 
-    if role == "assistant":
-        clauses = low.count(", ") + low.count("; ") + low.count("，") + low.count("；")
-        if clauses >= 2:
-            ev.append(("reasoning", min(1.2, 0.4 * clauses), "structure:clauses"))
+    clauses = low.count(", ") + low.count("; ") + low.count("，") + low.count("；")
+    if clauses:
+        ev.append((_PROSE_KEYS[role]["clauses"], min(3, clauses), "structure:clauses"))
     body = low[lead:] if lead else low
     data = len(body.encode("utf-8", "surrogatepass").translate(_DIGIT_TABLE).split())
     if "`" in body or "_" in body or "/" in body:
         data += body.count("`") // 2 + min(2, body.count("_")) + min(2, body.count("/"))
     if data:
-        ev.append(("fact", min(1.5, 0.4 * data), "structure:data"))
-    if len(text) <= 16 and not any(ch.isalnum() for ch in text):
-        ev.append(("chitchat", 3.0, "structure:no_words"))
+        ev.append((_PROSE_KEYS[role]["data"], min(4, data), "structure:data"))
+    ascii_text = low.isascii()
+    size = len(tokens) if ascii_text else len(text)
+    if size <= (3 if ascii_text else 6):
+        ev.append(("length.tiny", 1.0, "structure:short"))
+        if len(text) <= 16 and not any(ch.isalnum() for ch in text):
+            ev.append(("prose.no_words", 1.0, "structure:no_words"))
+    elif size <= (8 if ascii_text else 15):
+        ev.append(("length.short", 1.0, "structure:short"))
+    elif size > (30 if ascii_text else 60):
+        ev.append(("length.long", 1.0, ""))
 
 
-def _evidence(best: FragmentType, ev: _Evidence) -> tuple[str, ...]:
-    """Labels of the evidence that fired: the winner's first, each once."""
-    labels = [e[2] for e in ev if e[0] == best]
-    labels += [e[2] for e in ev if e[0] != best and e[1] > 0]
-    return tuple(dict.fromkeys(labels))[:_MAX_EVIDENCE]
+def _evidence(best: str, ev: _Evidence, hits: _CueHits) -> tuple[str, ...]:
+    """Labels of the evidence, each once: the cues for ``best`` first, then the shape
+    and context of the text, the other cues and the speaker."""
+    if hits:
+        labels = [label for target, _, label in hits if target == best]
+        labels += [label for _, _, label in islice(ev, 1, None) if label]
+        labels += [label for target, _, label in hits if target != best]
+    else:
+        labels = [label for _, _, label in islice(ev, 1, None) if label]
+    labels.append(ev[0][2])
+    out = tuple(dict.fromkeys(labels))
+    return out if len(out) <= _MAX_EVIDENCE else out[:_MAX_EVIDENCE]
 
 
-def _tags(best: FragmentType, tag_scores: dict[str, float]) -> tuple[str, ...]:
+def _tags(best: str, tag_scores: dict[str, float]) -> tuple[str, ...]:
     if not tag_scores:
         return _PLAIN_TAGS[best]
-    classes = [
-        name for _, name in sorted(
-            [(-value, name) for name, value in tag_scores.items()
-             if value > 0 and name not in _NON_CLASS_TAGS and not name.startswith("tech:")]
-        )
-    ]
+    classes = [name for name, value in tag_scores.items()
+               if value > 0 and name not in _NON_CLASS_TAGS and not name.startswith("tech:")]
+    if len(classes) > 1:
+        classes.sort(key=lambda name: (-tag_scores[name], name))
     implied = _TYPE_CLASS.get(best)
-    if implied:
-        classes = [implied, *(c for c in classes if c != implied)]
+    if implied is not None:
+        if implied in classes:
+            classes.remove(implied)
+        classes.insert(0, implied)
     get = tag_scores.get
     if get("tech:advanced", 0.0) > 0:
         level = "tech:advanced"
@@ -560,11 +765,13 @@ def _tags(best: FragmentType, tag_scores: dict[str, float]) -> tuple[str, ...]:
         level = "tech:intermediate"
     else:
         level = "tech:basic"
-    act = get("actionable", 0.0) + (1.5 if best in _ACTIONABLE_TYPES else 0.0)
-    info = get("informational", 0.0) + (1.0 if best in _INFORMATIONAL_TYPES else 0.0)
-    return (*classes[:2], level, "actionable" if act > info else "informational")
+    act = get("actionable", 0.0) + _ACTIONABLE.get(best, 0.0)
+    informational = get("informational", 0.0) + _INFORMATIONAL.get(best, 0.0)
+    return (*classes[:2], level, "actionable" if act > informational else "informational")
 
 
+_ACTIONABLE = dict.fromkeys(_ACTIONABLE_TYPES, 1.5)
+_INFORMATIONAL = dict.fromkeys(_INFORMATIONAL_TYPES, 1.0)
 _PLAIN_TAGS: dict[str, tuple[str, ...]] = {}
 _PLAIN_TAGS.update({t: _tags(t, {"": 0.0}) for t in FRAGMENT_TYPES})
 
@@ -598,16 +805,31 @@ def classify_all(
 
 def _rules_in_context(fragments: Sequence[Fragment], table: CueTable) -> list[Classification]:
     """The rule answer for every fragment, with the context of its neighbours."""
+    model = _model(table)
+    cache: dict[object, Classification] = {}
+    return _walk(fragments, lambda fragment, ctx: _decide(fragment, table, ctx, model, cache))
+
+
+def _walk(fragments: Sequence[Fragment],
+          decide: Callable[[Fragment, _Context], Classification]) -> list[Classification]:
+    """``decide(fragment, context)`` for every fragment in order; the context of a
+    fragment depends on its neighbours and on the answers for the earlier ones."""
     results: list[Classification] = []
     lead_in: FragmentType | None = None
     prev: Fragment | None = None
     after_error = 0  # assistant sentences still to mark as explaining an error
-    for fragment in fragments:
-        answers = False
+    opening = -2  # the message index of the first user message (-2: none yet)
+    messages = [_message(f) for f in fragments]
+    for i, fragment in enumerate(fragments):
+        answers = after_tool = False
+        message = messages[i]
+        first = i == 0 or messages[i - 1] != message
+        if opening == -2 and fragment.role == "user":
+            opening = message
         if prev is None:
             lead_in = None
         else:
-            same_message = _message(prev) == _message(fragment) and prev.role == fragment.role
+            same_message = not first and prev.role == fragment.role
             if fragment.kind != "list_item" or not same_message:
                 lead_in = None
             elif isinstance(prev.text, str) and prev.text.rstrip().endswith((":", "：")):
@@ -616,8 +838,16 @@ def _rules_in_context(fragments: Sequence[Fragment], table: CueTable) -> list[Cl
                 lead_in = None
             answers = (fragment.role == "user" and prev.role == "assistant"
                        and isinstance(prev.text, str) and _ends_question(prev.text))
+            after_tool = prev.role == "tool" and fragment.role == "assistant"
         explains = after_error > 0 and fragment.role == "assistant"
-        result = _classify(fragment, table, answers, lead_in, explains)
+        reply = (first and prev is not None and fragment.role == "user"
+                 and prev.role == "assistant")
+        in_opening = message == opening
+        if answers or lead_in is not None or explains or after_tool or in_opening or reply:
+            ctx = _Context(answers, lead_in, explains, after_tool, in_opening, reply)
+        else:
+            ctx = _SOLO  # no context: one shared object, so answers can be shared too
+        result = decide(fragment, ctx)
         results.append(result)
         if result.type == "error":
             after_error = _EXPLAIN_WINDOW

@@ -16,8 +16,9 @@
 How duplicates are found, in linear time:
 
 1. Exact path: fragments with the same normalised text (NFKC, lower case, no punctuation,
-   collapsed spaces) are one group at once; only the first copy goes further. The same
-   sentence said 100k times costs 100k dictionary lookups.
+   collapsed spaces) are one group at once; only the first copy goes further. A text seen
+   before is not even normalised again: the same sentence said 100k times costs 100k
+   dictionary lookups.
 2. Which fragments: running text (``sentence``, ``paragraph``, ``list_item``, ``thinking``)
    is compared by meaning below. Headings and structured fragments (code, SQL, JSON, tables,
    tool calls and results, images) are grouped only when their text is identical up to white
@@ -36,7 +37,9 @@ How duplicates are found, in linear time:
    reaches ``restate_threshold`` and the numbers and names agree.
 
 Every step keeps its work per fragment bounded (LSH buckets and term postings keep their
-latest entries only), so time and memory grow linearly with the conversation.
+latest entries only), so time and memory grow linearly with the conversation. Work that
+runs the same regex over many short texts runs it once over the texts joined
+(:func:`precis.analysis._phrases.matching`), since the call overhead would dominate.
 """
 
 from __future__ import annotations
@@ -49,14 +52,22 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import chain as concat
+from itertools import compress, pairwise
+from operator import ne
 from typing import Any
 
 from precis._settings import settings_table
 from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_label
-from precis.analysis._entities import Entities, compatible, entities, numbers
-from precis.analysis._minhash import BandIndex, signature
-from precis.analysis._phrases import CONFIRMATION, RESTATEMENT_CUE
+from precis.analysis._entities import Entities, compatible, entities, numbers_of
+from precis.analysis._minhash import BandIndex
+from precis.analysis._phrases import (
+    CONFIRMATION,
+    CONFIRMATION_START,
+    RESTATEMENT_CUE,
+    RESTATEMENT_HINT,
+    matching,
+)
 from precis.analysis._shingles import Shingler, fingerprint, normalize
 from precis.analysis.model import Chain, Consolidation, DuplicateGroup
 from precis.errors import ConfigError, InputError
@@ -78,6 +89,9 @@ PROSE_KINDS = frozenset({"sentence", "paragraph", "list_item", "thinking"})
 # left out of MinHash signatures (never out of the exact Jaccard check).
 _COMMON_DF_MIN = 64
 _COMMON_DF_SHARE = 0.005
+# A normalised text longer than this is keyed by its digest on the exact-duplicate path.
+_KEY_CHARS = 64
+_FOLDED, _EMPTY = -2, -1  # what a raw text seen before turned out to be
 
 
 @dataclass(frozen=True)
@@ -198,7 +212,18 @@ def is_confirmation(text: str, *, max_chars: int = 40) -> bool:
     stripped = text.strip()
     if not stripped or len(stripped) > max_chars:
         return False
-    folded = unicodedata.normalize("NFKC", stripped).lower()
+    # Cheap exit on the first character when NFKC cannot change it into an acknowledgement's
+    # first letter: an ASCII character (at most composed with a following accent) or a CJK
+    # ideograph (NFKC-stable, composes with nothing).
+    first = stripped[0]
+    if first < "\x80":
+        if first.lower() not in CONFIRMATION_START:
+            return False
+    elif ("\u4e00" <= first <= "\u9fff" or "\u3400" <= first <= "\u4dbf") and (
+        first not in CONFIRMATION_START
+    ):
+        return False
+    folded = (stripped if stripped.isascii() else unicodedata.normalize("NFKC", stripped)).lower()
     return CONFIRMATION.fullmatch(folded) is not None
 
 
@@ -228,6 +253,15 @@ class _UnionFind:
                 self.parent[rb] = ra
             else:
                 self.parent[ra] = rb
+
+    def groups(self) -> list[list[int]]:
+        """The sets of two or more, each in order, ordered by their first (= root) member."""
+        parent = self.parent
+        joined = list(compress(range(len(parent)), map(ne, parent, range(len(parent)))))
+        members: dict[int, list[int]] = {}
+        for i in sorted({*joined, *(parent[i] for i in joined)}):
+            members.setdefault(self.find(i), []).append(i)
+        return [members[root] for root in sorted(members)]
 
 
 def _is_question(text: str) -> bool:
@@ -279,6 +313,7 @@ class _Analysis:
     rep_of: array[int]  # fragment -> the first fragment with the same text, -1: none
     shingler: Shingler
     normalized: dict[int, str]
+    terms: dict[int, list[tuple[str, int]]]  # shingler.terms(normalized[i])
     lazy: _Lazy
     df: Counter[int]  # shingle -> number of representatives holding it
 
@@ -294,62 +329,93 @@ def _analyse(
         cjk_ngram=cfg.cjk_ngram, latin_ngram=cfg.latin_ngram, max_shingles=cfg.max_shingles
     )
     folded: set[int] = set()
-    exact: dict[bytes, int] = {}
+    # normalised text -> its first fragment; a long text is keyed by its digest (bytes and
+    # str keys never compare equal, so the two cannot mix)
+    exact_prose: dict[str | bytes, int] = {}
+    exact_other: dict[str | bytes, int] = {}
     rep_of = array("i", [-1]) * n
-    shingles: dict[int, array[int]] = {}
+    prose: list[int] = []  # prose representatives (first of their text)
+    prose_texts: list[str] = []  # ... their normalised texts
     normalized: dict[int, str] = {}
+    wanted: set[int] = set()  # positions in prose of those kept for chain detection
+    max_ack = cfg.max_confirmation_chars
+    # raw text -> what its first fragment turned out to be (_FOLDED, _EMPTY or the index of
+    # the representative of its normalised text): a text said again costs one lookup
+    # (prose and other kinds are normalised differently, so they have a table each)
+    seen_prose: dict[str, int] = {}
+    seen_other: dict[str, int] = {}
+    for i, frag in enumerate(fragments):
+        text = frag.text
+        is_prose = frag.kind in PROSE_KINDS
+        seen = seen_prose if is_prose else seen_other
+        outcome = seen.get(text)
+        if outcome is not None:
+            if outcome >= 0:
+                rep_of[i] = outcome
+                uf.union(outcome, i)
+            elif outcome == _FOLDED:
+                folded.add(i)
+            continue
+        if len(text) <= 2 * max_ack and is_confirmation(text, max_chars=max_ack):
+            folded.add(i)
+            seen[text] = _FOLDED
+            continue
+        if is_prose:
+            norm = normalize(text)
+            exact = exact_prose
+        else:
+            norm = " ".join(text.split())
+            exact = exact_other
+        if not norm:
+            seen[text] = _EMPTY
+            continue
+        first = exact.setdefault(norm if len(norm) <= _KEY_CHARS else fingerprint(norm), i)
+        seen[text] = rep_of[i] = first
+        if first != i:
+            uf.union(first, i)
+            continue
+        if not is_prose:
+            continue
+        if keep_normalized is not None and keep_normalized(i):
+            normalized[i] = norm  # for chain detection
+            wanted.add(len(prose))
+        prose.append(i)
+        prose_texts.append(norm)
+    del exact_prose, exact_other, seen_prose, seen_other
+
+    shingles: dict[int, set[int]] = {}
+    hash_sets, term_lists = shingler.hashes_and_terms(prose_texts, wanted)
+    for i, hashes in zip(prose, hash_sets):
+        if hashes:
+            shingles[i] = hashes
+    terms = {prose[k]: found for k, found in term_lists.items()}  # for chain detection
+    del hash_sets, term_lists
+    restated: dict[int, set[int]] = {}  # fragments with a restatement cue -> shingles
+    for k in matching(RESTATEMENT_HINT, prose_texts):
+        norm = prose_texts[k]
+        if prose[k] in shingles and RESTATEMENT_CUE.search(norm):
+            # compared without the cue words themselves ("我再强调一下", "as I said")
+            restated[prose[k]] = shingler.hashes(RESTATEMENT_CUE.sub(" ", norm))
+    del prose_texts
+    reps = list(shingles)
+
+    df: Counter[int] = Counter(concat.from_iterable(shingles.values()))
+    # Signatures leave out shingles found in many fragments: two unrelated sentences that
+    # share a few such words would otherwise collide in LSH bands (exact verification still
+    # counts every shingle). A set made only of common shingles keeps them all.
+    common = max(_COMMON_DF_MIN, _COMMON_DF_SHARE * len(shingles))
+    common_set = set(compress(df, map(common.__lt__, df.values())))
+    indexed = [i for i in reps if len(shingles[i]) >= cfg.min_shingles]  # LSH item -> fragment
     index = BandIndex(
         num_perm=cfg.num_perm,
         bands=cfg.bands,
         bucket_cap=cfg.bucket_cap,
         min_hits=cfg.min_band_hits,
     )
-    indexed: list[int] = []  # LSH item -> fragment index
-    restated: dict[int, set[int]] = {}  # fragments with a restatement cue -> shingles
-    num_perm, min_shingles = cfg.num_perm, cfg.min_shingles
-    max_ack = cfg.max_confirmation_chars
-    for i, frag in enumerate(fragments):
-        text = frag.text
-        if len(text) <= 2 * max_ack and is_confirmation(text, max_chars=max_ack):
-            folded.add(i)
-            continue
-        prose = frag.kind in PROSE_KINDS
-        norm = normalize(text) if prose else " ".join(text.split())
-        if not norm:
-            continue
-        key = (b"p" if prose else b"s") + fingerprint(norm)
-        first = exact.setdefault(key, i)
-        rep_of[i] = first
-        if first != i:
-            uf.union(first, i)
-            continue
-        if not prose:
-            continue
-        if keep_normalized is not None and keep_normalized(i):
-            normalized[i] = norm  # for chain detection
-        hashes = shingler.hashes(norm)
-        if not hashes:
-            continue
-        shingles[i] = array("I", hashes)
-        if RESTATEMENT_CUE.search(norm):
-            # compared without the cue words themselves ("我再强调一下", "as I said")
-            restated[i] = shingler.hashes(RESTATEMENT_CUE.sub(" ", norm))
-
-    df: Counter[int] = Counter()
-    for sh in shingles.values():
-        df.update(sh)
-    # Signatures leave out shingles found in many fragments: two unrelated sentences that
-    # share a few such words would otherwise collide in LSH bands (exact verification still
-    # counts every shingle). A set made only of common shingles keeps them all.
-    common = max(_COMMON_DF_MIN, _COMMON_DF_SHARE * len(shingles))
-    for i, sh in shingles.items():
-        if len(sh) < min_shingles:
-            continue
-        rare = [h for h in sh if df[h] <= common]
-        nums = numbers(fragments[i].text)
+    add = index.add
+    for i, nums in zip(indexed, numbers_of([fragments[i].text for i in indexed])):
         partition = zlib.crc32("\x00".join(sorted(nums)).encode()) if nums else 0
-        index.add(signature(rare if len(rare) >= 2 else sh, num_perm), partition)
-        indexed.append(i)
+        add(shingles[i], partition, common_set)
 
     lazy = _Lazy(fragments)
     threshold = cfg.threshold
@@ -360,7 +426,7 @@ def _analyse(
         la, lb = len(sa), len(sb)
         if min(la, lb) < threshold * max(la, lb):  # Jaccard <= smaller / larger
             return False
-        shared = len(set(sa).intersection(sb))
+        shared = len(sa & sb)
         return shared >= threshold * (la + lb - shared) and lazy.may_match(fa, fb)
 
     for a, b in index.pairs(similar):
@@ -368,20 +434,14 @@ def _analyse(
     del index
     if restated:
         _restatements(restated, shingles, lazy, [f.role for f in fragments], uf, cfg)
-
-    parent = uf.parent
-    roots = {uf.find(i) for i in range(n) if parent[i] != i}  # groups of two or more
-    members: dict[int, list[int]] = {r: [] for r in sorted(roots)}
-    for i in range(n):
-        if rep_of[i] >= 0 and (root := uf.find(i)) in members:
-            members[root].append(i)
-    groups = list(members.values())  # roots are each group's first member, so in order
-    return _Analysis(folded, groups, len(shingles), rep_of, shingler, normalized, lazy, df)
+    return _Analysis(
+        folded, uf.groups(), len(shingles), rep_of, shingler, normalized, terms, lazy, df
+    )
 
 
 def _restatements(
     restated: dict[int, set[int]],
-    shingles: dict[int, array[int]],
+    shingles: dict[int, set[int]],
     lazy: _Lazy,
     roles: list[str],
     uf: _UnionFind,
@@ -394,13 +454,15 @@ def _restatements(
     have ``min_shingles``: a two-word fragment lies inside almost any restatement.
 
     Earlier fragments are found through an index shingle -> the ``max_postings`` latest
-    fragments holding it, so the work per fragment is bounded.
+    fragments holding it, so the work per fragment is bounded. Only the shingles of the
+    restatements are ever looked up, so only those are indexed.
     """
     postings: defaultdict[int, list[int]] = defaultdict(list)
     cap = cfg.max_postings
     limit = 2 * cap
     threshold, min_shingles = cfg.restate_threshold, cfg.min_shingles
     last = max(restated)
+    wanted: set[int] = set().union(*restated.values())
     for i, sh in shingles.items():  # insertion order = time order
         if i > last:
             break
@@ -416,7 +478,7 @@ def _restatements(
                     other = shingles[j]
                     if len(other) < min_shingles:
                         continue  # a two-word fragment lies inside almost any restatement
-                    shared = len(mine.intersection(other))
+                    shared = len(mine & other)
                     overlap = shared / min(len(mine), len(other))
                     if shared < 2 or overlap < threshold or not lazy.may_match(j, i):
                         continue
@@ -426,7 +488,7 @@ def _restatements(
                         best = rank
             if best is not None:
                 uf.union(-best[2], i)
-        for h in sh:
+        for h in wanted.intersection(sh):
             plist = postings[h]
             plist.append(i)
             if len(plist) > limit:  # keep the latest entries: O(1) amortised
@@ -508,16 +570,18 @@ def _chains(
         later_copy.update(group[1:])  # a restatement is not a new version
     eligible_types = set(cfg.chain_types)
     items: list[ChainItem] = []
-    for i, frag in enumerate(fragments):
+    # the normalised texts are kept for the prose representatives (never folded) of the
+    # eligible types only, in time order
+    for i, norm in analysis.normalized.items():
+        frag = fragments[i]
         if (
             types[i] not in eligible_types
             or frag.kind not in PROSE_KINDS
             or i in analysis.folded
             or i in later_copy
-            or i not in analysis.normalized
         ):
             continue
-        item = chain_item(i, frag.text, analysis.normalized[i], analysis.shingler)
+        item = chain_item(i, frag.text, norm, analysis.shingler, analysis.terms.get(i))
         if item is not None:
             items.append(item)
     if len(items) < 2:

@@ -8,7 +8,8 @@ config (``[analysis.cues]``) with the same shape::
                         "start": {"kindly": 1.0},
                         "regex": {"\\\\bJIRA-\\\\d+\\\\b": 0.5}}},
      "tags": {"documentation": {"en": {"wiki": 1}}},
-     "imperative": ["ship"]}
+     "imperative": ["ship"],
+     "weights": {"question.user": {"goal": 1.2, "background": 0.6}}}
 
 * ``types.<type>``: one of the eleven fragment types. Sections: ``en`` / ``zh`` (phrases
   found anywhere), ``start`` (phrases that count only where the fragment starts, after a
@@ -20,7 +21,19 @@ config (``[analysis.cues]``) with the same shape::
   A list of phrases gives each weight 1.
 * ``tags.<tag>``: the same shape, for the secondary tags (seed 000 content classes,
   ``tech:*``, ``actionable`` / ``informational``).
-* ``imperative``: verbs that make a sentence an instruction when they open it.
+* ``imperative``: verbs that make a sentence an instruction when they open it: an
+  English word is the first word ("add", "fix"); any other (Chinese "使用", "列出") is a
+  prefix of the text, since Chinese has no spaces.
+* ``weights``: how each feature of a fragment votes for types, ``feature -> {type:
+  weight}``. Features are the cue sums (``cue_sum.goal``: the summed weights of the goal
+  phrases that occur; ``cue_sum.goal.assistant``: the same, from the assistant), structure
+  (``question.user``, ``imperative.assistant``, ``block.code_fence``, ``error.traceback``,
+  ``prose.data.user``, ``length.tiny``, ...), the speaker (``role.user``) and context
+  (``context.lead_in.plan``, ``context.answers_choice``, ...); a fragment's score for a type
+  is the sum of ``value * weight`` over its features. The built-in weights were fitted on
+  the development half of the labelled set (``tests/data/analysis_eval``) by regularised
+  logistic regression around hand-set starting values; a user entry replaces the weights
+  it names (0 removes one).
 
 Matching is case-insensitive. An ASCII phrase matches whole words and ignores the
 punctuation between them (``"let's go with"`` matches "Let's go with"; ``"ok"`` does not
@@ -32,8 +45,8 @@ alternation of hundreds of phrases (even one per type) costs 20-100 µs per sent
 Instead the phrases are indexed: an ASCII phrase by its longest word (the text's words come
 from one ``bytes.translate`` + ``split``; a C-level set intersection finds the candidate
 phrases, a substring test over the joined words confirms a multi-word one); any other
-phrase by its first uncommon character (a set intersection with the text's characters,
-then a substring test). Each regex cue is searched on its own, so one that opens with a
+phrase by its rarest character (a set intersection with the text's characters, then a
+substring test). Each regex cue is searched on its own, so one that opens with a
 literal is scanned at C speed; one that opens with a Chinese literal only when the text
 holds that character.
 """
@@ -56,7 +69,7 @@ __all__ = ["ROLES", "SECTIONS", "Cue", "CueTable", "words"]
 SECTIONS = ("en", "zh", "start", "regex")
 """The sections of one type's (or tag's) cue table."""
 ROLES = ("system", "user", "assistant", "tool")
-_TOP_KEYS = ("version", "types", "tags", "imperative")
+_TOP_KEYS = ("version", "types", "tags", "imperative", "weights")
 _MAX_WEIGHT = 100.0
 
 # Words: runs of ASCII letters, digits, "_", "'" and "-" ("don't", "follow-up",
@@ -211,14 +224,43 @@ def _target(value: Any, where: str) -> dict[str, dict[str, _Entry]]:
     return out
 
 
-def _validate(data: Any, where: str) -> tuple[_Data, list[str]]:
-    """Normalised ``(types/tags data, imperative verbs)`` of a user or built-in table."""
+_Weights = dict[str, dict[str, float]]
+
+
+def _weights(value: Any, where: str) -> _Weights:
+    """A validated ``feature -> {type: weight}`` table."""
+    if not isinstance(value, Mapping):
+        raise ConfigError("expected a table feature -> {type: weight}", where=where)
+    out: _Weights = {}
+    for feature, row in value.items():
+        if not isinstance(feature, str) or not feature.strip():
+            raise ConfigError(f"a feature must be a non-empty string, got {feature!r}",
+                              where=where)
+        if not isinstance(row, Mapping):
+            raise ConfigError(f"expected a table type -> weight, got {type(row).__name__}",
+                              where=f"{where}[{feature!r}]")
+        parsed: dict[str, float] = {}
+        for name, weight in row.items():
+            if name not in FRAGMENT_TYPES:
+                raise ConfigError(
+                    f"unknown fragment type {name!r}; known: {', '.join(FRAGMENT_TYPES)}",
+                    where=f"{where}[{feature!r}]",
+                )
+            parsed[name] = _weight(weight, f"{where}[{feature!r}].{name}")
+        out[feature] = parsed
+    return out
+
+
+def _validate(data: Any, where: str) -> tuple[_Data, list[str], _Weights]:
+    """Normalised ``(types/tags data, imperative verbs, weights)`` of a user or built-in
+    table."""
     if not isinstance(data, Mapping):
         raise ConfigError(
             f"a cue table must be a table (mapping), got {type(data).__name__}", where=where
         )
     out = _empty_data()
     imperative: list[str] = []
+    weights: _Weights = {}
     for key, value in data.items():
         if not isinstance(key, str):
             raise ConfigError(f"unknown key {key!r}", where=where)
@@ -247,12 +289,17 @@ def _validate(data: Any, where: str) -> tuple[_Data, list[str]]:
             if isinstance(value, str) or not isinstance(value, (list, tuple)):
                 raise ConfigError("expected a list of verbs", where=f"{where}.imperative")
             for verb in value:
-                if not isinstance(verb, str) or not _PLAIN_WORD.fullmatch(verb.lower()):
+                if not isinstance(verb, str) or not (
+                    _PLAIN_WORD.fullmatch(verb.lower())
+                    or (not verb.isascii() and verb.strip() and not any(c.isspace() for c in verb))
+                ):
                     raise ConfigError(
                         f"an imperative verb must be one plain word, got {verb!r}",
                         where=f"{where}.imperative",
                     )
                 imperative.append(verb.lower())
+        elif key == "weights":
+            weights = _weights(value, f"{where}.weights")
         elif key in FRAGMENT_TYPES:
             out["types"][key] = _target(value, f"{where}.{key}")
         else:
@@ -261,7 +308,7 @@ def _validate(data: Any, where: str) -> tuple[_Data, list[str]]:
                 f"({', '.join(FRAGMENT_TYPES)})",
                 where=where,
             )
-    return out, imperative
+    return out, imperative, weights
 
 
 def _merge(base: _Data, extra: _Data) -> _Data:
@@ -280,19 +327,65 @@ def _merge(base: _Data, extra: _Data) -> _Data:
 # ---------------------------------------------------------------------------------------
 
 
-# Very common Han characters: a Chinese phrase is indexed by its first character that is
-# not one of these (不超过 by 超), so fewer phrases are tested per text.
-_COMMON_HAN = frozenset(
-    "的一是不了在有人这中大为上个们到说也就要以可会那你他她它都和对能没还很把被给让用先再"
-    "好去来过我"
+# The most frequent Han characters in ordinary text, most frequent first (the head of the
+# usual character-frequency lists). A Chinese phrase is indexed by its rarest character:
+# one not in this list, else the one latest in it (不超过 by 超), so a text rarely holds a
+# phrase's key without the phrase and few phrases are tested per text.
+_FREQUENT_HAN = (
+    "的一是不了在人有我他这个们中来上大为和国地到以说时要就出会可也你对生能而子那得于着下自"
+    "之年过发后作里用道行所然家种事成方多经么去法学如都同现当没动面起看定天分还进好小部其些"
+    "主样理心她本前开但因只从想实日军者意无力它与长把机十民第公此已工使情明性知全三又关点正"
+    "业外将两高间由问很最重并物手应战向头文体政美相见被利什二等产或新己制身果加西斯月话合回"
+    "特代内信表化老给世位次度门任常先海通教儿原东声提立及比员解水名真论处走义各入几口认条平"
+    "系气题活尔更别打女变四神总何电数安少报才结反受目太量再感建务做接必场件计管期市直德资命"
+    "山金指克许统区保至队形社便空决治展马科司五基眼书非则听白却界达光放强即像难且权思王象完"
+    "设式色路记南品住告类求据程北边死张该交规万取拉格望觉术领共确传师观清今切院让识候带导争"
+    "运笑飞风步改收根干造言联持组每济车亲极林服快办议往元英士证近失转夫令准布始怎呢存未远叫"
+    "台单影具罗字爱击流备兵连调深商算质团集百需价花党华城石级整府离况亚请技际约示复病息究线"
 )
+_HAN_RANK = {ch: i for i, ch in enumerate(_FREQUENT_HAN)}
+_NOT_RANKED = len(_FREQUENT_HAN)
 
 
 def _key_char(phrase: str) -> str:
+    """The character a non-ASCII phrase is indexed by: its rarest letter (Han characters
+    by :data:`_FREQUENT_HAN`, any other non-ASCII letter before them), else its first
+    character."""
+    best, rank = phrase[0], -1
     for ch in phrase:
-        if ch not in _COMMON_HAN and not ch.isspace():
-            return ch
-    return phrase[0]
+        if ch.isascii() or not ch.isalnum():
+            continue  # ASCII letters, punctuation, spaces are poor keys
+        r = _HAN_RANK.get(ch, _NOT_RANKED)
+        if r > rank:
+            best, rank = ch, r
+    return best
+
+
+_SIMPLE_CLASS = re.compile(r"\[([a-z0-9]+)\]")
+
+
+def _needs(pattern: str) -> tuple[str, ...]:
+    """Characters one of which a text must hold for ``pattern`` to match it: those of a
+    leading class of plain characters (``[45]\\d\\d``), else none known (``()``).
+    Conservative: a pattern with ``|`` outside brackets or parentheses, or a class that
+    may repeat zero times, gets no pre-check."""
+    match = _SIMPLE_CLASS.match(pattern)
+    if match is None or pattern[match.end():match.end() + 1] in ("*", "?", "{"):
+        return ()
+    depth = 0
+    escaped = False
+    for ch in pattern:
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            return ()
+    return tuple(match.group(1))
 
 
 class _Index:
@@ -300,7 +393,7 @@ class _Index:
 
     ASCII phrases are indexed by one of their words (the longest, so the rarest): a
     phrase is tested only when that word occurs in the text. Other phrases are indexed by
-    their first character.
+    their rarest character (:func:`_key_char`).
     """
 
     def __init__(self, data: _Data) -> None:
@@ -344,12 +437,15 @@ class _Index:
         # A regex that opens with a non-ASCII literal (Chinese) is searched only when the
         # text holds that character; the others always.
         self.regexes = tuple((re.compile(p, re.MULTILINE), tuple(c)) for p, c in patterns.items())
-        self.plain_regexes = tuple((rx, c) for rx, c in self.regexes if rx.pattern[0].isascii())
+        self.plain_regexes = tuple(
+            (_needs(rx.pattern), rx, c) for rx, c in self.regexes if rx.pattern[0].isascii()
+        )
         self.lead_regexes = tuple(
             (rx.pattern[0], rx, c) for rx, c in self.regexes if not rx.pattern[0].isascii()
         )
 
     def scan(self, low: str, tokens: list[str], lead: int) -> list[Cue]:
+        # (see _needs for the regex pre-check)
         """Every cue that occurs in ``low`` (lower-cased text; ``tokens`` its words)."""
         found: list[Cue] = []
         cand = self.key_words.intersection(tokens)
@@ -383,8 +479,8 @@ class _Index:
                     if boundary and end < len(low) and _WORD_CHAR.match(low, end):
                         continue
                     found.extend(cues)
-        for pattern, cues in self.plain_regexes:
-            if pattern.search(low) is not None:
+        for needs, pattern, cues in self.plain_regexes:
+            if (not needs or any(ch in low for ch in needs)) and pattern.search(low) is not None:
                 found.extend(cues)
         return found
 
@@ -399,20 +495,24 @@ class CueTable:
     :meth:`load`; add user cues with :meth:`extended` (a new table; tables are immutable).
     """
 
-    __slots__ = ("_data", "_imperative", "_index")
+    __slots__ = ("_compiled", "_data", "_imperative", "_index", "_prefixes", "_weights")
 
-    def __init__(self, data: _Data, imperative: Iterable[str] = ()) -> None:
+    def __init__(self, data: _Data, imperative: Iterable[str] = (),
+                 weights: _Weights | None = None) -> None:
         self._data = data
         self._imperative = frozenset(imperative)
+        self._prefixes = tuple(sorted(v for v in self._imperative if not v.isascii()))
+        self._weights = weights
         self._index: _Index | None = None
+        self._compiled: dict[str, tuple[tuple[str, float], ...]] | None = None
 
     # -- construction ------------------------------------------------------------------
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, where: str = "cues") -> CueTable:
         """A table holding exactly the cues of ``data`` (see the module docstring)."""
-        parsed, imperative = _validate(data, where)
-        return cls(parsed, imperative)
+        parsed, imperative, weights = _validate(data, where)
+        return cls(parsed, imperative, weights if "weights" in data else None)
 
     @classmethod
     def default(cls) -> CueTable:
@@ -432,10 +532,17 @@ class CueTable:
         type names, bad weights or bad regexes raise :class:`~precis.errors.ConfigError`
         naming the entry.
         """
-        extra, imperative = _validate(additions, where)
-        if not extra["types"] and not extra["tags"] and not imperative:
+        extra, imperative, weights = _validate(additions, where)
+        if not extra["types"] and not extra["tags"] and not imperative and not weights:
             return self
-        return CueTable(_merge(self._data, extra), self._imperative | set(imperative))
+        merged = None
+        if weights:
+            merged = {f: dict(row) for f, row in self._weight_data().items()}
+            for feature, row in weights.items():
+                merged.setdefault(feature, {}).update(row)
+        elif self._weights is not None:
+            merged = self._weights
+        return CueTable(_merge(self._data, extra), self._imperative | set(imperative), merged)
 
     # -- use ---------------------------------------------------------------------------
 
@@ -443,6 +550,31 @@ class CueTable:
     def imperative(self) -> frozenset[str]:
         """Verbs that make a sentence an instruction when they open it."""
         return self._imperative
+
+    @property
+    def imperative_prefixes(self) -> tuple[str, ...]:
+        """The non-English imperative verbs, which open a sentence as a prefix."""
+        return self._prefixes
+
+    @property
+    def weights(self) -> Mapping[str, tuple[tuple[str, float], ...]]:
+        """``feature -> ((type, weight), ...)`` without zero weights: the table's own
+        ``weights``, or the built-in ones when it has none."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = {
+                feature: tuple((t, w) for t, w in row.items() if w)
+                for feature, row in self._weight_data().items()
+            }
+        return compiled
+
+    def _weight_data(self) -> _Weights:
+        if self._weights is not None:
+            return self._weights
+        default = _default_table()
+        if default is self or default._weights is None:
+            return {}
+        return default._weights
 
     def scan(self, low: str, tokens: list[str] | None = None, lead: int = 0) -> list[Cue]:
         """The cues occurring in ``low`` (already lower-cased, ``’`` as ``'``).
@@ -475,6 +607,8 @@ class CueTable:
                 for name, t in self._data[kind].items()
             }
         result["imperative"] = sorted(self._imperative)
+        if self._weights is not None:
+            result["weights"] = {f: dict(row) for f, row in self._weights.items()}
         return result
 
     def __repr__(self) -> str:

@@ -3,15 +3,21 @@
 ``score = type weight + recency + references + density - redundancy``, each factor kept in
 :attr:`Importance.factors` so ``precis inspect --explain`` can show it. The level is HIGH /
 MEDIUM / LOW by the thresholds in :class:`~precis.analysis.config.AnalysisConfig`.
-One pass over the fragments plus one over their identifiers: linear in the input.
+One pass over the fragments plus one over their identifiers: linear in the input. Text
+work is done once per distinct text (tool output is often repeated) and, where it is
+exact, with one regex pass over many texts joined (the call overhead would dominate).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import methodcaller
 
+from precis.analysis._phrases import matching
 from precis.analysis.config import AnalysisConfig
 from precis.analysis.model import Classification, Consolidation, Level
 from precis.segment.model import Fragment
@@ -19,11 +25,14 @@ from precis.segment.model import Fragment
 __all__ = ["Importance", "identifiers", "score_importance"]
 
 # Identifiers that tie a later fragment to an earlier one: inline code, URLs, paths,
-# ticket ids, file names, snake_case and camelCase names. One pattern per kind, each run
-# only when a character it needs is in the text (a cheap C-level test), which keeps long
-# tool output fast.
-_IDENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("`", re.compile(r"`([^`\n]{2,80})`")),
+# ticket ids, file names, snake_case and camelCase names. Inline code may span spaces and
+# is looked for in the whole text; the other kinds never hold white space, so they are
+# looked for in each distinct white-space separated token once per conversation (a token
+# starts and ends where white space does, which every pattern treats like the edge of the
+# text, so the matches are the same). One pattern per kind, each run only when a character
+# it needs is in the token (a cheap C-level test).
+_INLINE_CODE = re.compile(r"`([^`\n]{2,80})`")
+_TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("://", re.compile(r"(https?://[^\s`'\"<>)\]]+)")),
     ("/", re.compile(r"(?<![\w.~@/-])((?:[\w.~@-]+)?(?:/[\w.@~-]+)+/?)")),
     ("-", re.compile(r"\b([A-Z][A-Z0-9]+-\d+)\b")),
@@ -33,15 +42,33 @@ _IDENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("_", re.compile(r"\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\b")),
     ("", re.compile(r"\b([a-z]+[A-Z][A-Za-z0-9]*)\b")),
 )
-# Specific information: numbers, versions, ids, paths, parameters, step markers.
-_DENSE = re.compile(
-    r"\d+(?:[.,:]\d+)*%?"
-    r"|`[^`\n]+`"
-    r"|--?[a-zA-Z][\w-]*"
-    r"|[\w.-]*/[\w./-]+"
-    r"|\b[A-Z]{2,}\b"
-    r"|(?m:^\s*(?:\d+[.)]|[-*+])\s)"
+# Something every token with an identifier holds (a superset of the patterns above, without
+# their word boundaries): one pass over the vocabulary leaves the other tokens out.
+_IDENT_HINT = re.compile(
+    r"[`/_]|-\d|[a-z][A-Z]|\.(?:py|js|ts|tsx|jsx|json|md|sql|ya?ml|toml|go|rs|java|csv|txt|sh"
+    r"|ini|cfg|lock|html|css)"
 )
+
+# Specific information: numbers, versions, ids, paths, parameters, step markers. The path
+# alternative scans every word to its end and back (quadratic in a run of Chinese
+# characters); a sample without a slash cannot match it, so it uses the pattern without it
+# (an alternative that cannot match anywhere changes no match).
+_DENSE_PARTS = (
+    r"\d+(?:[.,:]\d+)*%?",
+    r"`[^`\n]+`",
+    r"--?[a-zA-Z][\w-]*",
+    r"[\w.-]*/[\w./-]+",
+    r"\b[A-Z]{2,}\b",
+    r"(?m:^\s*(?:\d+[.)]|[-*+])\s)",
+)
+_DENSE = re.compile("|".join(_DENSE_PARTS))
+_DENSE_NO_PATH = re.compile("|".join(p for p in _DENSE_PARTS if "/" not in p))
+# Density samples are counted together: joined by _SAMPLE_SEP, every match replaced by
+# _MARK, split again. No alternative matches across "\x00\n" (none matches a line break
+# or, but for inline code, "\x00"), and "^" / "\b" / "\s" see it as the end and start of
+# a text: the counts are those of each sample on its own.
+_SAMPLE_SEP = "\x00\n"
+_MARK = "\x01"
 # A later fragment pointing back at an earlier one.
 _BACK_REFERENCE = re.compile(
     r"as (?:i |we )?(?:mentioned|said|discussed|agreed|noted)|as before|like before|"
@@ -51,6 +78,15 @@ _BACK_REFERENCE = re.compile(
     r"刚才|前面(?:说|提|那)|之前(?:说|提|那|的)|上面(?:的|那)|还是按|按照?刚才|同样的|那个\s*(?:SQL|sql|脚本|方案|命令)",
     re.IGNORECASE,
 )
+# Words one of which every _BACK_REFERENCE match holds, lower case: looked for in the
+# lower-cased texts all at once (a case-blind pattern has no fast path in the regex
+# engine). Lower-casing keeps such a word for every character the case-blind match takes
+# but three (dotted / dotless i, long s): texts holding those go to _BACK_REFERENCE directly.
+_BACK_HINT = re.compile(
+    r"as (?:i |we )?(?:mentioned|said|discussed|agreed|noted)|before|above|earlier|previous|"
+    r"the last |the same |刚才|前面|之前|上面|还是按|同样的|那个"
+)
+_CASE_ODD = re.compile("[\u0130\u0131\u017f]")
 _KIND_HINT = re.compile(r"(sql|query|查询)|(code|script|snippet|脚本|代码)|(error|报错|错误)", re.I)
 _WORD = re.compile(r"[a-z][a-z0-9_]{3,}|[\u4e00-\u9fff]{2}")
 _STOP = frozenset(
@@ -62,6 +98,7 @@ _STOP = frozenset(
 )
 _BACK_WINDOW = 50
 _NOT_SPOKEN = frozenset({"tool_call", "tool_result", "code", "sql", "json", "table"})
+_SPEAKERS = frozenset({"user", "assistant"})
 _DENSITY_SAMPLE = 600  # density is a ratio: the head of a long fragment estimates it
 
 
@@ -76,53 +113,110 @@ class Importance:
 
 def identifiers(text: str) -> set[str]:
     """The identifiers in ``text`` (lower-cased): names, paths, ids, URLs, inline code."""
-    found: set[str] = set()
-    for needle, pattern in _IDENT_PATTERNS:
-        if needle in text:
-            found.update(v.lower() for v in pattern.findall(text) if len(v) >= 3)
-    return found
+    return _identifiers_of([text]).get(0, set())
+
+
+def _token_identifiers(token: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for needle, pattern in _TOKEN_PATTERNS:
+        if needle in token if needle else token != token.lower() and token != token.upper():
+            # (camelCase needs a lower-case and an upper-case letter)
+            found.extend(v.lower() for v in pattern.findall(token) if len(v) >= 3)
+    return tuple(found)
+
+
+def _identifiers_of(texts: Sequence[str]) -> dict[int, set[str]]:
+    """:func:`identifiers` of every text that has some, by position.
+
+    Each distinct token of all the texts is looked at once: one regex pass over the
+    vocabulary finds the few tokens that can hold an identifier, and each text is then
+    only split and intersected with those (C-level calls).
+    """
+    token_lists = list(map(str.split, texts))
+    vocabulary = list(set().union(*token_lists))
+    holding: dict[str, tuple[str, ...]] = {}
+    for k in matching(_IDENT_HINT, vocabulary):
+        ids = _token_identifiers(vocabulary[k])
+        if ids:
+            holding[vocabulary[k]] = ids
+    del vocabulary
+    found_in: dict[int, set[str]] = {}
+    held = holding.keys()
+    for i, tokens in enumerate(token_lists):
+        hits = held & tokens
+        text = texts[i]
+        if "`" in text:
+            found = {v.lower() for v in _INLINE_CODE.findall(text) if len(v) >= 3}
+        elif not hits:
+            continue
+        else:
+            found = set()
+        for token in hits:
+            found.update(holding[token])
+        if found:
+            found_in[i] = found
+    return found_in
 
 
 def _terms(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
 
 
-def _reference_counts(
-    fragments: Sequence[Fragment], classes: Sequence[Classification]
-) -> list[int]:
+def _back_references(fragments: Sequence[Fragment]) -> set[int]:
+    """Indices of the spoken fragments that hold a :data:`_BACK_REFERENCE` phrase."""
+    spoken = [i for i, f in enumerate(fragments)
+              if f.role in _SPEAKERS and f.kind not in _NOT_SPOKEN]
+    texts = list(dict.fromkeys(fragments[i].text for i in spoken))  # each distinct text once
+    maybe = set(matching(_BACK_HINT, list(map(str.lower, texts))))
+    maybe.update(matching(_CASE_ODD, texts))
+    found = {texts[k] for k in maybe if _BACK_REFERENCE.search(texts[k])}
+    return {i for i in spoken if fragments[i].text in found} if found else set()
+
+
+def _reference_counts(fragments: Sequence[Fragment], types: Sequence[str]) -> list[int]:
     """How many later fragments point back at each fragment."""
     refs = [0] * len(fragments)
+    texts = [f.text for f in fragments]
+    distinct = list(dict.fromkeys(texts))  # each distinct text once
+    of_text = {distinct[k]: found for k, found in _identifiers_of(distinct).items()}
+    found_in = {i: of_text[text] for i, text in enumerate(texts) if text in of_text}
+    backrefs = _back_references(fragments)
+    slots = _kind_slots(fragments, types) if backrefs else ([], [], [])
     last_seen: dict[str, int] = {}
-    last_of_kind: dict[int, int] = {}
     terms: dict[int, set[str]] = {}
-    for i, frag in enumerate(fragments):
-        for ident in identifiers(frag.text):
-            earlier = last_seen.get(ident)
-            same_message = earlier is not None and (
-                fragments[earlier].provenance.message == frag.provenance.message
-            )
-            if earlier is not None and not same_message:
-                refs[earlier] += 1
-            last_seen[ident] = i
-        speaks = frag.role in ("user", "assistant") and frag.kind not in _NOT_SPOKEN
-        if speaks and _BACK_REFERENCE.search(frag.text):
+    for i in sorted(found_in.keys() | backrefs):
+        found = found_in.get(i)
+        if found:
+            message = fragments[i].provenance.message
+            for ident in found:
+                earlier = last_seen.get(ident)
+                # an earlier fragment of the same message does not count
+                if earlier is not None and fragments[earlier].provenance.message != message:
+                    refs[earlier] += 1
+                last_seen[ident] = i
+        if i in backrefs:
+            last_of_kind = {}
+            for slot, positions in enumerate(slots):
+                k = bisect_left(positions, i)
+                if k:
+                    last_of_kind[slot] = positions[k - 1]
             target = _back_reference_target(i, fragments, last_of_kind, terms)
             if target is not None:
                 refs[target] += 2
-        kind_slot = _kind_slot(frag, classes[i])
-        if kind_slot is not None:
-            last_of_kind[kind_slot] = i
     return refs
 
 
-def _kind_slot(frag: Fragment, cls: Classification) -> int | None:
-    if frag.kind == "sql":
-        return 0
-    if cls.type == "code" or frag.kind == "code":
-        return 1
-    if cls.type == "error":
-        return 2
-    return None
+def _kind_slots(
+    fragments: Sequence[Fragment], types: Sequence[str]
+) -> tuple[list[int], list[int], list[int]]:
+    """Positions of the SQL blocks, the code and the errors (what "that query", "the
+    script", "the error" point back at), each fragment in its first slot only."""
+    sql = [i for i, f in enumerate(fragments) if f.kind == "sql"]
+    code = [i for i, f in enumerate(fragments)
+            if f.kind != "sql" and (types[i] == "code" or f.kind == "code")]
+    error = [i for i, f in enumerate(fragments)
+             if types[i] == "error" and f.kind not in ("sql", "code")]
+    return sql, code, error
 
 
 def _back_reference_target(
@@ -154,18 +248,37 @@ def _back_reference_target(
     return best
 
 
-def _density(text: str) -> float:
-    text = text[:_DENSITY_SAMPLE]
-    hits = len(_DENSE.findall(text))
-    return min(1.0, hits / (1.0 + len(text) / 60.0))
+def _densities(texts: Sequence[str]) -> list[float]:
+    """Specific information per character in the head of each text: numbers, versions,
+    ids, paths, parameters and step markers (matches of :data:`_DENSE`) per 60 characters,
+    at most 1. Each distinct head is counted once, all in two regex passes (with and
+    without a slash)."""
+    heads = [t[:_DENSITY_SAMPLE] for t in texts]
+    samples = list(dict.fromkeys(heads))
+    hits = [0] * len(samples)
+    with_slash = [i for i, s in enumerate(samples) if "/" in s]
+    without = [i for i, s in enumerate(samples) if "/" not in s]
+    for members, pattern in ((with_slash, _DENSE), (without, _DENSE_NO_PATH)):
+        group = [samples[i] for i in members]
+        joined = _SAMPLE_SEP.join(group)
+        counts: Iterable[int]
+        if joined.count("\x00") == len(group) - 1 and _MARK not in joined:
+            counts = map(methodcaller("count", _MARK),
+                         pattern.sub(_MARK, joined).split(_SAMPLE_SEP))
+        else:  # a sample holds the separator or the mark: one at a time
+            counts = [len(pattern.findall(s)) for s in group]
+        for i, count in zip(members, counts):
+            hits[i] = count
+    density = {s: min(1.0, h / (1.0 + len(s) / 60.0)) for h, s in zip(hits, samples)}
+    return list(map(density.__getitem__, heads))
 
 
 def _repetitive(text: str) -> bool:
     if len(text) < 400:
         return False
     words = text.split()
-    if len(words) < 40:
-        words = list(text)  # CJK: characters stand in for words
+    if len(words) < 40:  # CJK: characters stand in for words
+        return len(set(text)) / len(text) < 0.3
     return len(set(words)) / len(words) < 0.3
 
 
@@ -180,44 +293,59 @@ def score_importance(
     w = cfg.weights
     # User turns: how many user rounds have begun up to each fragment.
     turn_of: list[int] = []
+    messages: list[int] = []
     turn, last_round = 0, -1
     last_user_message = -1
     for frag in fragments:
-        if frag.role == "user" and frag.provenance.round != last_round:
-            turn += 1
-        last_round = frag.provenance.round
-        turn_of.append(turn)
+        prov = frag.provenance
         if frag.role == "user":
-            last_user_message = frag.provenance.message
+            last_user_message = prov.message
+            if prov.round != last_round:
+                turn += 1
+        last_round = prov.round
+        turn_of.append(turn)
+        messages.append(prov.message)
     last_turn = turn
-    last_decision = max(
-        (i for i, c in enumerate(classes) if c.type == "decision"), default=-1
-    )
-    refs = _reference_counts(fragments, classes)
+    types = [c.type for c in classes]
+    last_decision = max((i for i, t in enumerate(types) if t == "decision"), default=-1)
+    refs = _reference_counts(fragments, types)
+    texts = [f.text for f in fragments]
+    densities = _densities(texts)
 
+    repeats = {t for t in {t for t in texts if len(t) >= 400} if _repetitive(t)}
+    long_repetitive = {i for i, t in enumerate(texts) if t in repeats} if repeats else set()
+    type_weight = list(map(w.type_weights.get, types, repeat(0.0)))
+    recent_rounds = w.recent_rounds
+    recency = {age: w.recency * (1 - age / recent_rounds) for age in range(recent_rounds)}
+    latest_request, last_decision_weight = w.latest_request, w.last_decision
+    reference, reference_cap, density_weight = w.reference, w.reference_cap, w.density
+    confirmation, superseded_weight = -w.confirmation, -w.superseded
+    repetitive = -w.repetitive
+    folded, superseded = consolidation.folded, consolidation.superseded_by
+    high, medium = cfg.high, cfg.medium
     results: list[Importance] = []
     for i, frag in enumerate(fragments):
-        cls = classes[i]
-        factors: dict[str, float] = {"type": w.type_weights.get(cls.type, 0.0)}
+        ctype = types[i]
+        factors: dict[str, float] = {"type": type_weight[i]}
         age = last_turn - turn_of[i]
-        if w.recent_rounds and age < w.recent_rounds:
-            factors["recency"] = w.recency * (1 - age / w.recent_rounds)
-        if frag.provenance.message == last_user_message and cls.type != "chitchat":
-            factors["latest_request"] = w.latest_request
+        if age in recency:
+            factors["recency"] = recency[age]
+        if ctype != "chitchat" and messages[i] == last_user_message:
+            factors["latest_request"] = latest_request
         if i == last_decision:
-            factors["last_decision"] = w.last_decision
+            factors["last_decision"] = last_decision_weight
         if refs[i]:
-            factors["references"] = min(w.reference_cap, w.reference * refs[i])
-        density = _density(frag.text)
-        if density and cls.type != "chitchat":
-            factors["density"] = w.density * density
-        if frag.id in consolidation.folded:
-            factors["confirmation"] = -w.confirmation
-        if frag.id in consolidation.superseded_by:
-            factors["superseded"] = -w.superseded
-        if _repetitive(frag.text):
-            factors["repetitive"] = -w.repetitive
+            factors["references"] = min(reference_cap, reference * refs[i])
+        density = densities[i]
+        if density and ctype != "chitchat":
+            factors["density"] = density_weight * density
+        if frag.id in folded:
+            factors["confirmation"] = confirmation
+        if frag.id in superseded:
+            factors["superseded"] = superseded_weight
+        if i in long_repetitive:
+            factors["repetitive"] = repetitive
         score = round(sum(factors.values()), 4)
-        level: Level = "HIGH" if score >= cfg.high else "MEDIUM" if score >= cfg.medium else "LOW"
-        results.append(Importance(score=score, level=level, factors=factors))
+        level: Level = "HIGH" if score >= high else "MEDIUM" if score >= medium else "LOW"
+        results.append(Importance(score, level, factors))
     return results
