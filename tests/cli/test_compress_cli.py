@@ -350,6 +350,18 @@ def test_explain_unknown_fragment_exits_2(result_file: Path,
     assert_one_line_error(err, "no fragment 'S999'", "S1 to S45")
 
 
+def test_explain_result_with_a_malformed_source_exits_2(
+        result_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(result_file.read_text("utf-8"))
+    data["source"] = "session.json"  # hand-edited: a string where an object belongs
+    bad = result_file.parent / "bad.json"
+    bad.write_text(json.dumps(data), "utf-8")
+    code, out, err = explain(capsys, str(bad), "S6")
+    assert code == 2
+    assert out == ""
+    assert_one_line_error(err, "not a precis compress result")
+
+
 def test_explain_changed_source_exits_2(result_file: Path,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     source = result_file.parent / "session.json"

@@ -12,7 +12,7 @@ import click
 
 from precis.cli._options import conversation_input, read_collection
 
-__all__ = ["compress_command", "write_output"]
+__all__ = ["compress_command", "file_sha256", "write_output"]
 
 OUTPUTS = ("json", "markdown", "openai", "anthropic")
 
@@ -30,15 +30,20 @@ def write_output(text: str, out: str | None) -> None:
         raise ConfigError(f"cannot write the output: {exc.strerror}", where=out) from None
 
 
-def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
-    if file == "-":
-        return {"path": None, "sha256": None, "format": fmt, "pick": pick}
-    path = Path(file).resolve()
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
-    return {"path": str(path), "sha256": digest.hexdigest(), "format": fmt, "pick": pick}
+    return digest.hexdigest()
+
+
+def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
+    if file == "-":
+        return {"path": None, "sha256": None, "format": fmt, "pick": pick}
+    path = Path(file).resolve()
+    return {"path": str(path), "sha256": file_sha256(path), "format": fmt, "pick": pick}
 
 
 @click.command("compress")

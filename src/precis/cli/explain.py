@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import click
 
+from precis.cli.compress import file_sha256
 from precis.errors import ConfigError, InputError, InputNotFoundError, JSONSyntaxError
 
 __all__ = ["explain_command", "fragment_fate"]
@@ -24,7 +24,8 @@ def _read_result(path: str) -> dict[str, Any]:
         raise InputError("the result file is not UTF-8 text", where=path) from None
     except json.JSONDecodeError as exc:
         raise JSONSyntaxError(exc.msg, line=exc.lineno, column=exc.colno, source=path) from None
-    if not isinstance(data, dict) or "summary" not in data or "origin" not in data:
+    if (not isinstance(data, dict) or "summary" not in data or "origin" not in data
+            or not isinstance(data.get("source") or {}, dict)):
         raise InputError("not a precis compress result (JSON output of `precis compress`)",
                          where=path)
     return data
@@ -77,8 +78,7 @@ def explain_command(result_file: str, fragment_id: str, source_file: str | None)
         raise ConfigError("the result does not record its source file (it was read from "
                           "stdin); give it with --source FILE", where=result_file)
     if source_file is None and source.get("sha256"):
-        actual = hashlib.sha256(Path(path).read_bytes()).hexdigest() if Path(path).is_file() \
-            else None
+        actual = file_sha256(Path(path)) if Path(path).is_file() else None
         if actual != source["sha256"]:
             raise InputError("the source file changed (or is gone) since it was compressed; "
                              "give the original with --source FILE", where=path)

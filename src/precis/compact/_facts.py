@@ -30,7 +30,6 @@ _PATTERN = re.compile(
     r"|--[a-z][\w-]+)"
     r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)+%?|(?<![\w.])\d{2,}%?|(?<![\w.])\d%)"
 )
-_GROUPS = tuple(_PATTERN.groupindex)
 
 
 class Fact(NamedTuple):

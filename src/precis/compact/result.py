@@ -14,7 +14,7 @@ from typing import Any
 from precis.compact.quality import Retention
 from precis.compact.summary import Summary
 from precis.formats.export import to_anthropic, to_openai
-from precis.model import Message, Text, Thinking, ToolCall, ToolResult
+from precis.model import Message, ToolCall, ToolResult
 
 __all__ = ["SCHEMA_VERSION", "CompressionResult", "render_messages", "result_schema"]
 
@@ -33,8 +33,6 @@ def render_messages(messages: list[Message]) -> str:
                 lines.append(f"-> {part.name}({part.arguments})")
             elif isinstance(part, ToolResult):
                 lines.append(f"<- {part.name or part.call_id}: {part.content}")
-            elif isinstance(part, (Text, Thinking)):
-                lines.append(part.text)
             else:
                 lines.append(part.text)
         blocks.append(f"{speaker}: " + "\n".join(lines))

@@ -53,7 +53,6 @@ __all__ = [
 ]
 
 SOURCES = ("types", "goal", "errors", "concepts", "user_messages", "current_work", "next_step")
-LANGUAGES = ("en", "zh")
 
 
 @dataclass(frozen=True)
