@@ -14,9 +14,13 @@ prints them without a traceback and exits with code 2, the service answers HTTP 
     │   ├── NestingTooDeepError     JSON nested deeper than precis accepts
     │   ├── UnknownFormatError      no conversation format matched
     │   ├── FormatError             a known format with a wrong structure (names the message)
-    │   └── SelectionError          ``pick`` names no conversation, or one is required
+    │   ├── SelectionError          ``pick`` names no conversation, or one is required
+    │   ├── QueryError              a memory search query or filter that cannot be used
+    │   └── NotFoundError           a memory card (or other stored item) id that does not exist
     ├── ConfigError                 an invalid setting (names the key)
     ├── TokenizerError              a tokenizer could not be loaded or used
+    ├── StoreError                  the memory store cannot be opened, read or written
+    ├── EmbeddingError              an embedder failed (model files, endpoint, bad answer)
     └── MissingDependencyError      an optional extra is not installed (gives the pip command)
 
 Lower-level errors (``json.JSONDecodeError``, ``UnicodeDecodeError``, ``OSError``,
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "EmbeddingError",
     "EmptyInputError",
     "EncodingError",
     "FormatError",
@@ -37,8 +42,11 @@ __all__ = [
     "JSONSyntaxError",
     "MissingDependencyError",
     "NestingTooDeepError",
+    "NotFoundError",
     "PrecisError",
+    "QueryError",
     "SelectionError",
+    "StoreError",
     "TokenizerError",
     "UnknownFormatError",
 ]
@@ -105,6 +113,14 @@ class SelectionError(InputError):
     """A ``pick`` selector names no conversation, or one is needed and missing."""
 
 
+class QueryError(InputError):
+    """A memory search query or filter that cannot be used (empty, too long, bad date)."""
+
+
+class NotFoundError(InputError):
+    """A stored item (a memory card, an offloaded payload) id that does not exist."""
+
+
 class ConfigError(PrecisError):
     """An invalid configuration value."""
 
@@ -113,13 +129,27 @@ class TokenizerError(PrecisError):
     """A tokenizer could not be loaded or used."""
 
 
-class MissingDependencyError(PrecisError):
-    """An optional dependency is missing; the message says which extra to install."""
+class StoreError(PrecisError):
+    """The memory store cannot be opened, read or written (names the file)."""
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+
+class EmbeddingError(PrecisError):
+    """An embedder failed: missing model files, an endpoint error, or a malformed answer."""
+
+
+class MissingDependencyError(PrecisError):
+    """An optional dependency is missing; the message says which extra to install.
+
+    ``install`` replaces the default ``pip install 'precis[<extra>]'`` hint where one extra is
+    not enough (a package that must be installed without its dependencies, say).
+    """
+
+    def __init__(
+        self, package: str, extra: str, purpose: str, *, install: str | None = None
+    ) -> None:
         self.package = package
         self.extra = extra
+        command = install or f"pip install 'precis[{extra}]'"
         super().__init__(
-            f"{purpose} needs the optional package {package!r}; "
-            f"install it with: pip install 'precis[{extra}]'"
+            f"{purpose} needs the optional package {package!r}; install it with: {command}"
         )

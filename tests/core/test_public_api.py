@@ -10,10 +10,12 @@ def test_exported_names() -> None:
     assert sorted(precis.__all__) == sorted(
         [
             "Collection", "ConfigError", "Conversation", "ConversationInfo",
-            "EmptyInputError", "EncodingError", "FormatError", "Fragment", "Image",
+            "EmbeddingError", "EmptyInputError", "EncodingError", "FormatError", "Fragment",
+            "Image",
             "InputError", "InputNotFoundError", "InputTooLargeError", "JSONSyntaxError",
-            "Message", "MissingDependencyError", "NestingTooDeepError", "Part",
-            "PrecisError", "Provenance", "Round", "Segmentation", "SelectionError", "Text",
+            "Message", "MissingDependencyError", "NestingTooDeepError", "NotFoundError", "Part",
+            "PrecisError", "Provenance", "QueryError", "Round", "Segmentation",
+            "SelectionError", "StoreError", "Text",
             "Thinking", "TokenCounter", "TokenizerError", "ToolCall", "ToolResult",
             "UnknownFormatError", "__version__", "get_counter", "load", "load_all",
             "precis_home", "segment",
@@ -32,7 +34,8 @@ def test_every_error_is_a_precis_error() -> None:
 def test_user_errors_are_input_errors() -> None:
     for cls in (precis.JSONSyntaxError, precis.EncodingError, precis.FormatError,
                 precis.SelectionError, precis.UnknownFormatError, precis.EmptyInputError,
-                precis.InputTooLargeError, precis.NestingTooDeepError):
+                precis.InputTooLargeError, precis.NestingTooDeepError, precis.QueryError,
+                precis.NotFoundError):
         assert issubclass(cls, precis.InputError)
 
 

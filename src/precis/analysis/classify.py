@@ -63,9 +63,12 @@ __all__ = [
     "ERROR_TAIL",
     "PRIORITY",
     "SCAN_CHARS",
+    "Features",
     "TypeVoter",
     "classify",
     "classify_all",
+    "cue_sum_features",
+    "features_in_context",
 ]
 
 PRIORITY: tuple[FragmentType, ...] = (
@@ -413,7 +416,6 @@ def _features(
     short = _SHORT_EN if low.isascii() else _SHORT_ZH
     chit_factor = (1.3 if size <= short else 0.7 if size <= 2 * short else 0.3) * cue_factor
     tag_scores: dict[str, float] = {}
-    sums: dict[str, float] = {}
     hits: _CueHits = []
     for target, weight, _label, roles, is_tag, shown in table.scan(low, tokens, lead):
         if roles is not None and role not in roles:
@@ -422,19 +424,85 @@ def _features(
             tag_scores[target] = tag_scores.get(target, 0.0) + weight
             continue
         weight *= chit_factor if target == "chitchat" else cue_factor
-        sums[target] = sums.get(target, 0.0) + weight
         hits.append((target, weight, shown))
-    if sums:
+    if hits:
         keys = _CUE_KEYS[role]
-        for target, total in sums.items():
-            if total > _CUE_CAP:
-                total = _CUE_CAP
-            elif total < -_CUE_CAP:
-                total = -_CUE_CAP
+        for target, total in _cue_totals(hits).items():
             ev.append((keys[target], total, ""))
     if not block and ctx is not _SOLO and ctx != _SOLO:
         _context_features(ctx, role, low, tokens, table, ev)
     return ev, hits, tag_scores
+
+
+def _cue_totals(hits: _CueHits) -> dict[str, float]:
+    """The summed weight of the cues of each type, each sum within +-:data:`_CUE_CAP`."""
+    sums: dict[str, float] = {}
+    for target, weight, _ in hits:
+        sums[target] = sums.get(target, 0.0) + weight
+    for target, total in sums.items():
+        if total > _CUE_CAP:
+            sums[target] = _CUE_CAP
+        elif total < -_CUE_CAP:
+            sums[target] = -_CUE_CAP
+    return sums
+
+
+def cue_sum_features(hits: Sequence[tuple[str, float, str]], role: str) -> dict[str, float]:
+    """The cue-sum features of cue ``hits`` ``(type, weight, label)`` from speaker ``role``,
+    as rows of the weight table: ``cue_sum.<type>`` and ``cue_sum.<type>.<role>`` both get
+    the type's capped sum (the classifier looks up their merged row)."""
+    out: dict[str, float] = {}
+    for target, total in _cue_totals(list(hits)).items():
+        out["cue_sum." + target] = total
+        out[f"cue_sum.{target}.{role}"] = total
+    return out
+
+
+class Features(NamedTuple):
+    """What the rule layer saw in one fragment, for fitting the weight table
+    (``bench/analysis_fit.py``).
+
+    ``values`` maps every row of the weight table that the fragment has to its value
+    (``score[type] = sum(value * weights[row][type])``): the speaker (``role.user``: 1),
+    structure and context features, and the cue sums (:func:`cue_sum_features`).
+    ``cues`` are the cues that fired ``(type, weight, label)``, so a fit can recompute
+    the cue sums without some of them; ``role`` is the speaker as the features name it
+    (``other`` for an unknown one); ``answer`` is the rule answer. An empty fragment has
+    no values (it is always ``chitchat``).
+    """
+
+    role: str
+    values: dict[str, float]
+    cues: tuple[tuple[str, float, str], ...]
+    answer: Classification
+
+
+def features_in_context(fragments: Sequence[Fragment],
+                        cues: CueTable | None = None) -> list[Features]:
+    """The :class:`Features` of every fragment, in the context :func:`classify_all` gives
+    it (the context of a fragment depends on the rule answers for the earlier ones)."""
+    table = cues if cues is not None else CueTable.default()
+    model = _model(table)
+    out: list[Features] = []
+
+    def decide(fragment: Fragment, ctx: _Context) -> Classification:
+        found = _features(fragment, table, ctx)
+        if found is None:
+            out.append(Features("", {}, (), _EMPTY))
+            return _EMPTY
+        ev, hits, tag_scores = found
+        role = ev[0][0][len("role."):]
+        values: dict[str, float] = {}
+        for key, value, _ in ev:
+            if "@" not in key:  # cue sums are added per row below
+                values[key] = values.get(key, 0.0) + value
+        values.update(cue_sum_features(hits, role))
+        answer = _score(ev, hits, tag_scores, model)
+        out.append(Features(role, values, tuple(hits), answer))
+        return answer
+
+    _walk(fragments, decide)
+    return out
 
 
 def _context_features(ctx: _Context, role: str, low: str, tokens: list[str],

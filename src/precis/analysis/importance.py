@@ -1,8 +1,9 @@
 """Importance scoring (seed 002 二.3): how much each fragment matters, and why.
 
-``score = type weight + recency + references + density - redundancy``, each factor kept in
-:attr:`Importance.factors` so ``precis inspect --explain`` can show it. The level is HIGH /
-MEDIUM / LOW by the thresholds in :class:`~precis.analysis.config.AnalysisConfig`.
+``score = type weight + speaker + recency + references + density - redundancy``, each
+factor kept in :attr:`Importance.factors` so ``precis inspect --explain`` can show it. The
+level is HIGH / MEDIUM / LOW by the thresholds in
+:class:`~precis.analysis.config.AnalysisConfig`.
 One pass over the fragments plus one over their identifiers: linear in the input. Text
 work is done once per distinct text (tool output is often repeated) and, where it is
 exact, with one regex pass over many texts joined (the call overhead would dominate).
@@ -282,6 +283,20 @@ def _repetitive(text: str) -> bool:
     return len(set(words)) / len(words) < 0.3
 
 
+def _redundant(consolidation: Consolidation) -> tuple[set[str], set[str]]:
+    """The later copies of repeated statements, and the fragments a newer version of a
+    requirement replaces (not merely a later copy of the same words)."""
+    restated: set[str] = set()
+    copy_of: dict[str, str] = {}
+    for group in consolidation.duplicates:
+        restated.update(group.members[1:])
+        for member in group.members[:-1]:
+            copy_of[member] = group.kept
+    superseded = {old for old, new in consolidation.superseded_by.items()
+                  if copy_of.get(old) != new}
+    return restated, superseded
+
+
 def score_importance(
     fragments: Sequence[Fragment],
     classes: Sequence[Classification],
@@ -308,31 +323,44 @@ def score_importance(
     last_turn = turn
     types = [c.type for c in classes]
     last_decision = max((i for i, t in enumerate(types) if t == "decision"), default=-1)
-    refs = _reference_counts(fragments, types)
+    # (a factor weighted 0 is left out of the explanation, and its text work skipped)
+    refs = (_reference_counts(fragments, types) if w.reference and w.reference_cap
+            else [0] * len(fragments))
     texts = [f.text for f in fragments]
-    densities = _densities(texts)
+    densities = _densities(texts) if w.density else [0.0] * len(fragments)
 
-    repeats = {t for t in {t for t in texts if len(t) >= 400} if _repetitive(t)}
+    repeats = ({t for t in {t for t in texts if len(t) >= 400} if _repetitive(t)}
+               if w.repetitive else set())
     long_repetitive = {i for i, t in enumerate(texts) if t in repeats} if repeats else set()
     type_weight = list(map(w.type_weights.get, types, repeat(0.0)))
+    speaker_weights = {r: v for r, v in w.speaker_weights.items() if v}
     recent_rounds = w.recent_rounds
-    recency = {age: w.recency * (1 - age / recent_rounds) for age in range(recent_rounds)}
+    recency = ({age: w.recency * (1 - age / recent_rounds) for age in range(recent_rounds)}
+               if w.recency else {})
     latest_request, last_decision_weight = w.latest_request, w.last_decision
     reference, reference_cap, density_weight = w.reference, w.reference_cap, w.density
     confirmation, superseded_weight = -w.confirmation, -w.superseded
     repetitive = -w.repetitive
-    folded, superseded = consolidation.folded, consolidation.superseded_by
+    folded = consolidation.folded if w.confirmation else set()
+    restated, superseded = _redundant(consolidation)
+    if not w.restatement:
+        restated = set()
+    if not w.superseded:
+        superseded = set()
+    restatement = -w.restatement
     high, medium = cfg.high, cfg.medium
     results: list[Importance] = []
     for i, frag in enumerate(fragments):
         ctype = types[i]
         factors: dict[str, float] = {"type": type_weight[i]}
+        if speaker_weights and frag.role in speaker_weights:
+            factors["speaker"] = speaker_weights[frag.role]
         age = last_turn - turn_of[i]
         if age in recency:
             factors["recency"] = recency[age]
-        if ctype != "chitchat" and messages[i] == last_user_message:
+        if latest_request and ctype != "chitchat" and messages[i] == last_user_message:
             factors["latest_request"] = latest_request
-        if i == last_decision:
+        if i == last_decision and last_decision_weight:
             factors["last_decision"] = last_decision_weight
         if refs[i]:
             factors["references"] = min(reference_cap, reference * refs[i])
@@ -343,6 +371,8 @@ def score_importance(
             factors["confirmation"] = confirmation
         if frag.id in superseded:
             factors["superseded"] = superseded_weight
+        if frag.id in restated:
+            factors["restatement"] = restatement
         if i in long_repetitive:
             factors["repetitive"] = repetitive
         score = round(sum(factors.values()), 4)

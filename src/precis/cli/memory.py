@@ -1,0 +1,443 @@
+"""``precis memory …``: ingest conversations into the long-term store and search it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from precis.cli._options import read_collection
+from precis.errors import InputError, QueryError
+
+if TYPE_CHECKING:
+    from precis.memory import Filters, Memory, SearchResult
+    from precis.model import Conversation
+
+__all__ = ["memory_group"]
+
+STORE_ENV = "PRECIS_MEMORY"
+_BATCH_KEYS = {"id", "query", "k", "user", "agent", "session", "type", "types", "speaker",
+               "since", "until", "current", "context"}
+
+
+@dataclass
+class _Settings:
+    store: str | None
+    embedder: str
+
+    def open(self) -> Memory:
+        from precis.memory import Memory
+
+        return Memory(self.store, embedder=self.embedder)
+
+
+def _filter_options(func: Any) -> Any:
+    for option in reversed((
+        click.option("--user", "-u", default=None, help="Only cards of this user."),
+        click.option("--agent", default=None, help="Only cards of this agent."),
+        click.option("--session", "-s", default=None, help="Only cards of this session."),
+        click.option("--type", "types", multiple=True, metavar="TYPE",
+                     help="Only cards of this type (repeatable): requirement, decision, fact, "
+                          "event, preference, config, sql, code, error-fix, todo, ..."),
+        click.option("--speaker", default=None, help="Only cards said by this speaker."),
+        click.option("--since", default=None, metavar="DATE",
+                     help="Only cards whose event time is on or after DATE (ISO)."),
+        click.option("--until", default=None, metavar="DATE",
+                     help="Only cards whose event time is on or before DATE (ISO)."),
+        click.option("--current", is_flag=True,
+                     help="Leave out cards that a newer card superseded."),
+    )):
+        func = option(func)
+    return func
+
+
+def _filters(user: str | None, agent: str | None, session: str | None, types: tuple[str, ...],
+             speaker: str | None, since: str | None, until: str | None,
+             current: bool) -> Filters:
+    from precis.memory import Filters
+
+    return Filters(user=user, agent=agent, session=session, types=types, speaker=speaker,
+                   since=since, until=until, include_superseded=not current)
+
+
+@click.group("memory")
+@click.option("--store", default=None, metavar="PATH", envvar=STORE_ENV,
+              help="The memory store file (default: memory.sqlite3 under PRECIS_HOME; "
+                   f"or ${STORE_ENV}).")
+@click.option("--embedder", "-e", default="auto", show_default=True, metavar="SPEC",
+              help="auto (the store's choice, else local MiniLM when installed), none "
+                   "(keywords only), local, or openai:MODEL (with PRECIS_EMBED_URL).")
+@click.pass_context
+def memory_group(ctx: click.Context, store: str | None, embedder: str) -> None:
+    """Long-term memory: cards from conversations, hybrid keyword + semantic search."""
+    ctx.obj = _Settings(store, embedder)
+
+
+@memory_group.command("ingest")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, allow_dash=True))
+@click.option("--format", "-f", "format_name", metavar="NAME", default=None,
+              help="Force the input format instead of detecting it.")
+@click.option("--pick", "-p", metavar="N|ID", default=None,
+              help="Ingest only this conversation of a file that holds several.")
+@click.option("--session", "-s", default=None,
+              help="Session id to file the cards under (default: the conversation's id, or "
+                   "a hash of its content). Only with one conversation.")
+@click.option("--user", "-u", default=None, help="User the cards belong to.")
+@click.option("--agent", default=None, help="Agent the cards belong to.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@click.pass_obj
+def ingest_command(settings: _Settings, files: tuple[str, ...], format_name: str | None,
+                   pick: str | None, session: str | None, user: str | None, agent: str | None,
+                   as_json: bool) -> None:
+    """Extract memory cards from conversations in FILES and store the new ones."""
+    from rich.progress import Progress
+
+    jobs: list[tuple[str, Conversation]] = []
+    for file in files:
+        collection = read_collection(file, format_name)
+        convs = ([collection.pick(pick)] if pick is not None else collection.conversations)
+        jobs.extend((file, c) for c in convs)
+    if session is not None and len(jobs) > 1:
+        raise InputError(
+            f"--session names one session but the input holds {len(jobs)} conversations; "
+            "use --pick, or leave --session out"
+        )
+    reports = []
+    with settings.open() as memory, Progress(
+        transient=True, disable=as_json or not sys.stderr.isatty(),
+        console=_stderr_console(),
+    ) as bar:
+        task = bar.add_task("ingesting", total=len(jobs))
+        for file, conv in jobs:
+            bar.update(task, description=f"ingesting {conv.id or file}")
+            sub = bar.add_task("  embedding", total=None, visible=memory.embedder is not None)
+
+            def advance(done: int, total: int, sub: Any = sub) -> None:
+                bar.update(sub, completed=done, total=total)
+
+            report = memory.ingest(conv, session=session, user=user, agent=agent,
+                                   progress=advance)
+            bar.remove_task(sub)
+            bar.advance(task)
+            reports.append((file, report))
+        location = memory.store.location
+    if as_json:
+        click.echo(json.dumps({"store": location, "sessions": [
+            {"file": file, "session": r.session_id, "cards": r.cards, "added": r.added,
+             "embedded": r.embedded, "skipped": r.skipped} for file, r in reports
+        ]}, ensure_ascii=False, indent=2))
+        return
+    for file, r in reports:
+        note = "" if r.added else " (already stored)"
+        click.echo(f"{r.session_id}: {r.cards} cards, {r.added} new{note}  [{file}]")
+    click.echo(f"store: {location}")
+
+
+@memory_group.command("search")
+@click.argument("query", required=False)
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True,
+              help="How many hits.")
+@_filter_options
+@click.option("--chrono", is_flag=True, help="Show the hits in time order.")
+@click.option("--context", "-C", type=click.IntRange(0, 20), default=0,
+              help="Messages of context around each hit's source.")
+@click.option("--recap", is_flag=True, help="Add a recap paragraph of the hits.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.option("--batch", type=click.Path(dir_okay=False, allow_dash=True), default=None,
+              metavar="QUERIES.jsonl",
+              help='Answer many queries: lines {"id":…, "query":…, optional filters}; '
+                   'prints lines {"id":…, "hits":[…]}.')
+@click.pass_obj
+def search_command(settings: _Settings, query: str | None, k: int, user: str | None,
+                   agent: str | None, session: str | None, types: tuple[str, ...],
+                   speaker: str | None, since: str | None, until: str | None, current: bool,
+                   chrono: bool, context: int, recap: bool, as_json: bool,
+                   batch: str | None) -> None:
+    """Find memory cards about QUERY (keywords + meaning, Chinese or English)."""
+    if batch is not None:
+        if query is not None:
+            raise InputError("give either a QUERY or --batch, not both")
+        _run_batch(settings, batch, k)
+        return
+    if query is None:
+        raise QueryError("no query given (or use --batch QUERIES.jsonl)")
+    with settings.open() as memory:
+        result = memory.search(query, k=k, user=user, agent=agent, session=session,
+                               types=types, speaker=speaker, since=since, until=until,
+                               current_only=current, chronological=chrono, context=context,
+                               recap=recap)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_result(result)
+
+
+def _print_result(result: SearchResult) -> None:
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    if not result.hits:
+        click.echo("no matching memories")
+        return
+    for rank, hit in enumerate(result.hits, 1):
+        card = hit.card
+        when = (card.event_time or "")[:10]
+        head = f"{rank}. [{card.type}] {card.id}  score {hit.score:.4f}"
+        head += f"  {when}" if when else ""
+        head += f"  {card.speaker}" if card.speaker else ""
+        click.echo(head)
+        click.echo(_indent(card.content))
+        where = ", ".join(m.message_id for m in hit.sources) or ", ".join(card.message_ids)
+        click.echo(f"   from {card.session_id}: {where}"
+                   + (f"  (superseded by {card.superseded_by})" if card.superseded_by else ""))
+        for message in hit.context:
+            click.echo(_indent(f"[{message.message_id} {message.speaker or message.role}] "
+                               f"{_short(message.text)}", "      "))
+    if result.recap:
+        click.echo("\nRecap:\n" + _indent(result.recap))
+
+
+def _indent(text: str, prefix: str = "   ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+def _short(text: str, limit: int = 200) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _read_batch(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    except OSError as err:
+        raise InputError(f"cannot read the batch file: {err.strerror}", where=path) from None
+    with handle:
+        try:
+            lines = list(handle)
+        except UnicodeDecodeError:
+            raise InputError("the batch file is not UTF-8 text", where=path) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise InputError(f"not JSON: {err.msg}", where=where) from None
+        if not isinstance(data, dict):
+            raise InputError("each line must be a JSON object", where=where)
+        unknown = set(data) - _BATCH_KEYS
+        if unknown:
+            raise InputError(f"unknown field(s): {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(sorted(_BATCH_KEYS))})", where=where)
+        if not isinstance(data.get("query"), str):
+            raise InputError("'query' must be a string", where=where)
+        for key in ("user", "agent", "session", "speaker", "since", "until", "type"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise InputError(f"{key!r} must be a string", where=where)
+        k = data.get("k", None)
+        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000):
+            raise InputError("'k' must be a whole number from 1 to 1000", where=where)
+        types = data.get("types", [])
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise InputError("'types' must be a list of strings", where=where)
+        yield number, data
+
+
+def _run_batch(settings: _Settings, path: str, default_k: int) -> None:
+    queries = list(_read_batch(path))
+    with settings.open() as memory:
+        for number, data in queries:
+            types = tuple(data.get("types", [])) + ((data["type"],) if data.get("type") else ())
+            try:
+                result = memory.search(
+                    data["query"], k=data.get("k") or default_k, user=data.get("user"),
+                    agent=data.get("agent"), session=data.get("session"), types=types,
+                    speaker=data.get("speaker"), since=data.get("since"),
+                    until=data.get("until"), current_only=bool(data.get("current")),
+                    context=int(data.get("context") or 0),
+                )
+            except QueryError as err:  # one unusable query does not stop the batch
+                click.echo(json.dumps({"id": data.get("id"), "error": str(err),
+                                       "line": number}, ensure_ascii=False))
+                continue
+            hits = [{
+                "id": h.card.id,
+                "score": round(h.score, 6),
+                "content": h.card.content,
+                "type": h.card.type,
+                "session_id": h.card.session_id,
+                "message_ids": list(h.card.message_ids),
+                "fragment_ids": list(h.card.fragment_ids),
+                "speaker": h.card.speaker,
+                "event_time": h.card.event_time,
+            } for h in result.hits]
+            click.echo(json.dumps({"id": data.get("id"), "hits": hits}, ensure_ascii=False))
+
+
+@memory_group.command("show")
+@click.argument("card_id")
+@click.option("--context", "-C", type=click.IntRange(0, 20), default=0,
+              help="Messages of context around the source.")
+@click.option("--history", is_flag=True, help="Also show every earlier version.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_obj
+def show_command(settings: _Settings, card_id: str, context: int, history: bool,
+                 as_json: bool) -> None:
+    """One card with the original messages it came from."""
+    with settings.open() as memory:
+        card = memory.get(card_id)
+        sources = memory.sources(card, context)
+        versions = memory.history(card_id) if history else []
+    if as_json:
+        click.echo(json.dumps({
+            "card": card.to_dict(),
+            "sources": [m.__dict__ for m in sources],
+            "history": [{"version": v.version, "action": v.action, "at": v.at,
+                         "card": v.card.to_dict() if v.card else None} for v in versions],
+        }, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"{card.id}  [{card.type}]  {card.scope}"
+               + (f"  user {card.user_id}" if card.user_id else ""))
+    click.echo(_indent(card.content))
+    for label, value in (("speaker", card.speaker), ("event time", card.event_time),
+                         ("tags", ", ".join(card.tags)), ("topics", ", ".join(card.topics)),
+                         ("entities", ", ".join(card.entities)),
+                         ("superseded by", card.superseded_by),
+                         ("fragments", ", ".join(card.fragment_ids)),
+                         ("created", card.created_at)):
+        if value:
+            click.echo(f"   {label}: {value}")
+    click.echo(f"Sources ({card.session_id}):")
+    for message in sources:
+        mark = "*" if message.index in card.message_indexes else " "
+        click.echo(f" {mark} [{message.message_id}] {message.speaker or message.role}"
+                   f"{' ' + message.timestamp if message.timestamp else ''}")
+        click.echo(_indent(message.text, "     "))
+    for v in versions:
+        click.echo(f"v{v.version} {v.action} {v.at}"
+                   + (f": {_short(v.card.content, 120)}" if v.card else ""))
+
+
+@memory_group.command("list")
+@_filter_options
+@click.option("--limit", "-n", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--offset", type=click.IntRange(0), default=0)
+@click.option("--json", "as_json", is_flag=True, help="JSON lines output.")
+@click.pass_obj
+def list_command(settings: _Settings, user: str | None, agent: str | None,
+                 session: str | None, types: tuple[str, ...], speaker: str | None,
+                 since: str | None, until: str | None, current: bool, limit: int, offset: int,
+                 as_json: bool) -> None:
+    """Cards in time order."""
+    filters = _filters(user, agent, session, types, speaker, since, until, current)
+    with settings.open() as memory:
+        cards = list(memory.cards(filters, limit=limit, offset=offset))
+    for card in cards:
+        if as_json:
+            click.echo(json.dumps(card.to_dict(), ensure_ascii=False))
+        else:
+            click.echo(f"{card.id}  {(card.event_time or '')[:10]:10}  [{card.type}]  "
+                       f"{_short(card.content, 100)}")
+
+
+@memory_group.command("delete")
+@click.argument("card_ids", nargs=-1, required=True)
+@click.pass_obj
+def delete_command(settings: _Settings, card_ids: tuple[str, ...]) -> None:
+    """Delete cards (their history keeps what they said)."""
+    with settings.open() as memory:
+        for card_id in card_ids:
+            memory.get(card_id)  # every id must exist before anything is deleted
+        for card_id in card_ids:
+            memory.delete(card_id)
+    click.echo(f"deleted {len(card_ids)} card(s)")
+
+
+@memory_group.command("export")
+@_filter_options
+@click.option("--output", "-o", default=None, metavar="FILE", help="Write here (default stdout).")
+@click.pass_obj
+def export_command(settings: _Settings, user: str | None, agent: str | None,
+                   session: str | None, types: tuple[str, ...], speaker: str | None,
+                   since: str | None, until: str | None, current: bool,
+                   output: str | None) -> None:
+    """Cards as JSON lines (for `precis memory import`)."""
+    filters = _filters(user, agent, session, types, speaker, since, until, current)
+    with settings.open() as memory:
+        lines = list(memory.export(filters))
+    text = "".join(line + "\n" for line in lines)
+    if output is None or output == "-":
+        click.echo(text, nl=False)
+        return
+    tmp = Path(output + ".part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, output)
+    except OSError as err:
+        raise InputError(f"cannot write the export: {err.strerror}", where=output) from None
+    click.echo(f"exported {len(lines)} card(s) to {output}", err=True)
+
+
+@memory_group.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.pass_obj
+def import_command(settings: _Settings, file: str) -> None:
+    """Add cards from JSON lines (an export); cards already stored are skipped."""
+    try:
+        if file == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            lines = Path(file).read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("no such file", where=file) from None
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text", where=file) from None
+    with settings.open() as memory:
+        read, added = memory.import_lines(lines, where=file)
+    click.echo(f"read {read} card(s), added {added}")
+
+
+@memory_group.command("stats")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_obj
+def stats_command(settings: _Settings, as_json: bool) -> None:
+    """What the store holds."""
+    with settings.open() as memory:
+        stats = memory.stats()
+    if as_json:
+        click.echo(json.dumps(stats, ensure_ascii=False, indent=2))
+        return
+    click.echo(f"store: {stats['path']}")
+    for key in ("cards", "sessions", "messages", "users", "superseded"):
+        click.echo(f"{key}: {stats[key]:,}")
+    click.echo(f"embedder: {stats.get('embedder') or 'none'}")
+    for model, count in stats["vectors"].items():
+        click.echo(f"vectors ({model}): {count:,}")
+    if stats["by_type"]:
+        click.echo("by type: " + ", ".join(f"{t} {n:,}" for t, n in stats["by_type"].items()))
+    if "bytes" in stats:
+        click.echo(f"size: {stats['bytes'] / 1e6:.1f} MB")
+
+
+@memory_group.command("reindex")
+@click.pass_obj
+def reindex_command(settings: _Settings) -> None:
+    """Compute missing vectors for the store's embedder."""
+    with settings.open() as memory:
+        if memory.embedder is None:
+            click.echo("the store uses keyword search only (no embedder); nothing to do")
+            return
+        done = memory.reindex()
+    click.echo(f"computed {done} vector(s)")
+
+
+def _stderr_console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True)

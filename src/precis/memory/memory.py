@@ -1,0 +1,311 @@
+"""``Memory``: the long-term memory as one object (store + embedder + extraction + search).
+
+::
+
+    from precis.memory import Memory
+
+    with Memory() as memory:                       # the SQLite file under PRECIS_HOME
+        memory.ingest("session.json", user="ana")  # cards from a conversation (idempotent)
+        for hit in memory.search("how did we pick the GPU?", user="ana").hits:
+            print(hit.score, hit.card.content, [m.message_id for m in hit.sources])
+
+The embedder is chosen once per store and recorded in it: ``"auto"`` takes the local MiniLM
+model when it is installed and lexical-only search otherwise; later opens reuse the recorded
+choice unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from precis.errors import InputError, MissingDependencyError, QueryError
+from precis.memory.card import MemoryCard
+from precis.memory.extract import extract_cards
+from precis.memory.search import SearchResult, search
+from precis.memory.store.base import (
+    NO_FILTERS,
+    CardVersion,
+    Filters,
+    Store,
+    StoredMessage,
+)
+from precis.memory.store.sqlite import EmbeddingCacheView, SQLiteStore, utc_now
+from precis.model import Conversation
+
+if TYPE_CHECKING:
+    from precis.memory.embed import Embedder
+
+__all__ = ["IngestReport", "Memory", "embed_text"]
+
+_BATCH = 256
+_BEFORE_CHARS = 150
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """What one :meth:`Memory.ingest` did."""
+
+    session_id: str
+    cards: int  # cards the conversation yields
+    added: int  # new to the store (0 when the session was ingested before)
+    skipped: dict[str, int]  # fragments left out, by reason
+    embedded: int  # new cards given a vector
+
+
+def embed_text(card: MemoryCard, before: str = "") -> str:
+    """The text a card's vector is computed from: who said it and what, after a short excerpt
+    of the message it follows (a reply is found by the words of its question)."""
+    text = card.content
+    if card.speaker and card.speaker not in ("user", "assistant", "tool", "system"):
+        text = f"{card.speaker}: {text}"
+    if before:
+        text = f"({before[:_BEFORE_CHARS]}) {text}"
+    return text
+
+
+class Memory:
+    """Long-term memory over a :class:`~precis.memory.store.base.Store` (see module doc)."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        embedder: str | Embedder | None = "auto",
+        store: Store | None = None,
+        **embedder_options: Any,
+    ) -> None:
+        self.store: Store = store if store is not None else SQLiteStore(path)
+        self.embedder = self._choose_embedder(embedder, embedder_options)
+
+    def _choose_embedder(self, embedder: str | Embedder | None, options: dict[str, Any]
+                         ) -> Embedder | None:
+        from precis.memory.embed import CachedEmbedder, get_embedder
+
+        recorded = self.store.get_meta("embedder")
+        chosen: Embedder | None
+        if embedder is None:
+            chosen = None
+        elif not isinstance(embedder, str):
+            chosen = embedder
+        else:
+            spec = embedder
+            if spec == "auto":
+                spec = recorded or "auto"
+            if spec == "auto":
+                try:
+                    chosen = get_embedder("local")
+                    if chosen is not None:
+                        chosen.dim  # noqa: B018 - loads the model now: a missing one shows here
+                except MissingDependencyError:
+                    chosen = None
+            elif spec == "none" and recorded:
+                chosen = None
+            else:
+                chosen = get_embedder(spec, **options)
+        name = chosen.name if chosen is not None else "none"
+        if recorded is None:
+            self.store.set_meta("embedder", name)
+        if chosen is None:
+            return None
+        cache = EmbeddingCacheView(self.store) if isinstance(self.store, SQLiteStore) else None
+        return CachedEmbedder(chosen, cache) if cache is not None else chosen
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- writing ------------------------------------------------------------------------
+
+    def ingest(
+        self,
+        source: Conversation | str | Path,
+        *,
+        session: str | None = None,
+        user: str | None = None,
+        agent: str | None = None,
+        pick: str | int | None = None,
+        format: str | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> IngestReport:
+        """Extract the cards of a conversation (or a file) and add the new ones."""
+        where: str | None = None
+        if isinstance(source, Conversation):
+            conversation = source
+        else:
+            from precis.formats import load
+
+            where = str(source)
+            conversation = load(source, format=format, pick=pick)
+        extraction = extract_cards(
+            conversation, session=session, user=user, agent=agent, source=where,
+            created_at=utc_now(),
+        )
+        cards = extraction.cards
+        existing = {c.id for c in self.store.get_many([c.id for c in cards])}
+        new = [c for c in cards if c.id not in existing]
+        vectors = None
+        embedded = 0
+        if self.embedder is not None and new:
+            before = {(m.session_id, m.index): m.text for m in extraction.messages}
+            vectors = self._embed(new, progress, before)
+            embedded = len(new)
+        added = self.store.add(
+            new,
+            session=extraction.session,
+            messages=extraction.messages,
+            vectors=vectors,
+            model=self.embedder.name if self.embedder is not None else None,
+        )
+        return IngestReport(extraction.session.id, len(cards), len(added), extraction.skipped,
+                            embedded)
+
+    def _embed(self, cards: Sequence[MemoryCard], progress: Callable[[int, int], None] | None,
+               before: dict[tuple[str, int], str] | None = None) -> Any:
+        """The vectors of ``cards``; ``before`` maps (session, message index) to the text of
+        the messages they follow (looked up in the store when not given)."""
+        import numpy as np
+
+        assert self.embedder is not None
+        if before is None:
+            before = {}
+            for card in cards:
+                if card.message_indexes:
+                    i = min(card.message_indexes) - 1
+                    for m in self.store.messages(card.session_id, i, i + 1):
+                        before[(card.session_id, i)] = m.text
+        texts = [
+            embed_text(c, before.get((c.session_id, min(c.message_indexes, default=0) - 1), ""))
+            for c in cards
+        ]
+        parts = []
+        for start in range(0, len(texts), _BATCH):
+            parts.append(self.embedder.embed(texts[start:start + _BATCH]))
+            if progress is not None:
+                progress(min(start + _BATCH, len(texts)), len(texts))
+        return np.concatenate(parts)
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> int:
+        """Compute the missing vectors of the current embedder; the number computed."""
+        if self.embedder is None:
+            return 0
+        done = 0
+        while True:
+            cards = self.store.missing_vectors(self.embedder.name, _BATCH * 4)
+            if not cards:
+                return done
+            vectors = self._embed(cards, None)
+            self.store.put_vectors(self.embedder.name, [c.id for c in cards], vectors)
+            done += len(cards)
+            if progress is not None:
+                progress(done, done + len(self.store.missing_vectors(self.embedder.name, 1)))
+
+    def add(self, cards: Sequence[MemoryCard]) -> list[str]:
+        """Add cards made elsewhere (an import); the ids that were new."""
+        existing = {x.id for x in self.store.get_many([c.id for c in cards])}
+        new = [c for c in cards if c.id not in existing]
+        vectors = self._embed(new, None) if self.embedder is not None and new else None
+        return self.store.add(new, vectors=vectors,
+                              model=self.embedder.name if self.embedder is not None else None)
+
+    def update(self, card_id: str, **changes: Any) -> MemoryCard:
+        card = self.store.update(card_id, **changes)
+        if "content" in changes and self.embedder is not None:
+            vectors = self._embed([card], None)
+            self.store.put_vectors(self.embedder.name, [card.id], vectors)
+        return card
+
+    def delete(self, card_id: str) -> None:
+        self.store.delete(card_id)
+
+    # -- reading ------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        k: int = 10,
+        user: str | None = None,
+        agent: str | None = None,
+        session: str | None = None,
+        types: Sequence[str] = (),
+        speaker: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        current_only: bool = False,
+        chronological: bool = False,
+        context: int = 0,
+        recap: bool = False,
+        today: date | None = None,
+    ) -> SearchResult:
+        filters = Filters(user=user, agent=agent, session=session, types=tuple(types),
+                          speaker=speaker, since=since, until=until,
+                          include_superseded=not current_only)
+        _check_types(filters.types)
+        return search(self.store, query, k=k, filters=filters, embedder=self.embedder,
+                      chronological=chronological, context=context, recap=recap, today=today)
+
+    def get(self, card_id: str) -> MemoryCard:
+        return self.store.get(card_id)
+
+    def sources(self, card: MemoryCard, context: int = 0) -> list[StoredMessage]:
+        """The original messages a card came from (and ``context`` neighbours each side)."""
+        if not card.message_indexes:
+            return []
+        first, last = min(card.message_indexes), max(card.message_indexes)
+        return self.store.messages(card.session_id, max(0, first - context), last + context + 1)
+
+    def history(self, card_id: str) -> list[CardVersion]:
+        return self.store.history(card_id)
+
+    def cards(self, filters: Filters = NO_FILTERS, *, limit: int | None = None,
+              offset: int = 0) -> Iterator[MemoryCard]:
+        _check_types(filters.types)
+        return self.store.cards(filters, limit=limit, offset=offset)
+
+    def stats(self) -> dict[str, Any]:
+        return self.store.stats()
+
+    # -- export / import ----------------------------------------------------------------
+
+    def export(self, filters: Filters = NO_FILTERS) -> Iterator[str]:
+        """One JSON line per card (the card's fields), in time order."""
+        for card in self.store.cards(filters):
+            yield json.dumps(card.to_dict(), ensure_ascii=False)
+
+    def import_lines(self, lines: Iterable[str], *, where: str = "<input>") -> tuple[int, int]:
+        """Cards from JSON lines (an export); ``(read, added)``. Every line is checked before
+        anything is written, so a bad line adds nothing."""
+        cards: list[MemoryCard] = []
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"not JSON: {err.msg}", where=f"{where}:{number}") from None
+            cards.append(MemoryCard.from_dict(data, where=f"{where}:{number}"))
+        added = self.add(cards) if cards else []
+        return len(cards), len(added)
+
+
+def _check_types(types: Sequence[str]) -> None:
+    from precis.memory.card import CARD_TYPES
+
+    unknown = [t for t in types if t not in CARD_TYPES]
+    if unknown:
+        raise QueryError(
+            f"unknown card type(s) {', '.join(map(repr, unknown))} "
+            f"(known: {', '.join(CARD_TYPES)})"
+        )

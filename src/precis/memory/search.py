@@ -1,0 +1,268 @@
+"""Memory search: understand the query, filter in the store, fuse keyword and vector ranks,
+then post-process (near-duplicates out, optional time order, source context, a recap).
+
+Ranking fuses BM25 (FTS5) and cosine similarity (when the store has vectors) by relative
+score: each list is scaled to [0, 1] and the two are averaged. It is nudged by what the
+query asked for: a card of a type the query names, a card that holds an exact entity of the
+query (an id, a path), the person the query names, and recency when the query asks for the
+latest. Superseded cards rank below the card that replaced them.
+Filters given by the caller are hard (enforced by the store); a time range read from the
+query text is a filter too, unless nothing matches it, in which case it is dropped and the
+result says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from precis.errors import QueryError
+from precis.memory.card import MemoryCard
+from precis.memory.query import QueryPlan, understand
+from precis.memory.store.base import NO_FILTERS, Filters, Store, StoredMessage
+from precis.memory.text import words as split_words
+
+if TYPE_CHECKING:
+    from precis.memory.embed import Embedder
+
+__all__ = ["Hit", "SearchResult", "search"]
+
+_MAX_K = 1000
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result: the card, its score, why it ranked, and where it came from."""
+
+    card: MemoryCard
+    score: float
+    why: dict[str, float]
+    sources: tuple[StoredMessage, ...] = ()
+    context: tuple[StoredMessage, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.card.id,
+            "score": round(self.score, 6),
+            "why": {k: round(v, 4) for k, v in self.why.items()},
+            "card": self.card.to_dict(),
+            "sources": [_message_dict(m) for m in self.sources],
+            "context": [_message_dict(m) for m in self.context],
+        }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The hits of one query, best first (or in time order), with how the query was read."""
+
+    query: str
+    plan: QueryPlan
+    hits: list[Hit]
+    filters: Filters
+    notes: list[str] = field(default_factory=list)
+    recap: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "query": self.query,
+            "understood": {
+                "words": list(plan.words),
+                "entities": list(plan.entities),
+                "names": list(plan.names),
+                "intents": list(plan.intents),
+                "time": None if plan.time is None else {
+                    "from": plan.time.first.isoformat(), "to": plan.time.last.isoformat(),
+                    "phrase": plan.time.phrase,
+                },
+                "wants_recent": plan.wants_recent,
+            },
+            "filters": {k: v for k, v in self.filters.__dict__.items() if v not in (None, ())},
+            "notes": self.notes,
+            "recap": self.recap,
+            "hits": [h.to_dict() for h in self.hits],
+            "timings_ms": {k: round(v * 1000, 3) for k, v in self.timings.items()},
+        }
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    k: int = 10,
+    filters: Filters = NO_FILTERS,
+    embedder: Embedder | None = None,
+    chronological: bool = False,
+    context: int = 0,
+    dedupe: bool = True,
+    recap: bool = False,
+    today: date | None = None,
+    candidates: int = 100,
+) -> SearchResult:
+    """Search the store (see the module docstring)."""
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= _MAX_K:
+        raise QueryError(f"k must be a whole number from 1 to {_MAX_K}, got {k!r}")
+    if not isinstance(context, int) or isinstance(context, bool) or not 0 <= context <= 20:
+        raise QueryError(f"context must be a whole number from 0 to 20, got {context!r}")
+    timings: dict[str, float] = {}
+    t = time.perf_counter()
+    plan = understand(query, today=today)
+    timings["understand"] = time.perf_counter() - t
+    notes: list[str] = []
+    if plan.truncated:
+        notes.append(f"the query was cut to its first {len(plan.words)} content words")
+    effective = filters
+    if plan.time is not None and not (filters.since or filters.until):
+        effective = replace(filters, since=plan.time.first.isoformat(),
+                            until=plan.time.last.isoformat())
+    pool = max(candidates, k * 3)
+    fused, why = _rank(store, plan, effective, embedder, pool, timings)
+    if not fused and effective is not filters:
+        notes.append(f"nothing matched the time range of {plan.time.phrase!r}; "  # type: ignore[union-attr]
+                     "searched all times")
+        effective = filters
+        fused, why = _rank(store, plan, effective, embedder, pool, timings)
+    t = time.perf_counter()
+    ordered = sorted(fused.items(), key=lambda p: (-p[1], p[0]))
+    # the nudges scale a score by at most ~1.5x: candidates far down cannot reach the top k
+    cards = {c.id: c for c in store.get_many([cid for cid, _ in ordered[: k * 2 + 10]])}
+    scored = _adjust(plan, [(cards[cid], s) for cid, s in ordered if cid in cards], why)
+    hits: list[Hit] = []
+    seen: list[frozenset[str]] = []
+    for card, score in scored:
+        if dedupe:
+            bag = frozenset(split_words(card.content))
+            if any(_similar(bag, other) for other in seen):
+                continue
+            seen.append(bag)
+        hits.append(Hit(card, score, why.get(card.id, {})))
+        if len(hits) == k:
+            break
+    timings["rank"] = time.perf_counter() - t
+    hits = [_with_sources(store, h, context) for h in hits]
+    if chronological:
+        hits.sort(key=lambda h: (h.card.event_time or h.card.created_at, h.card.id))
+    summary = _recap(hits) if recap else None
+    return SearchResult(query, plan, hits, effective, notes, summary, timings)
+
+
+def _rank(
+    store: Store,
+    plan: QueryPlan,
+    filters: Filters,
+    embedder: Embedder | None,
+    pool: int,
+    timings: dict[str, float],
+) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
+    fused: dict[str, float] = {}
+    why: dict[str, dict[str, float]] = {}
+    t = time.perf_counter()
+    words = list(plan.words) + [e for e in plan.entities if e not in plan.words]
+    keyword = store.keyword_search(words, filters, pool)
+    timings["keyword"] = time.perf_counter() - t
+    lists = [("bm25", keyword)]
+    if embedder is not None:
+        t = time.perf_counter()
+        vector = embedder.embed([plan.text])[0]
+        timings["embed"] = time.perf_counter() - t
+        t = time.perf_counter()
+        lists.append(("cosine", store.vector_search(vector, embedder.name, filters, pool)))
+        timings["vector"] = time.perf_counter() - t
+    for label, ranked in lists:
+        for cid, score in ranked:
+            why.setdefault(cid, {})[label] = score
+        for cid, share in _relative(ranked).items():
+            fused[cid] = fused.get(cid, 0.0) + share / len(lists)
+    return fused, why
+
+
+def _relative(ranked: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """Scores of one ranked list scaled to [0, 1] within the list (relative score fusion):
+    the best gets 1, the worst candidate 0, so BM25 and cosine weigh alike."""
+    if not ranked:
+        return {}
+    top = max(s for _, s in ranked)
+    low = min(s for _, s in ranked)
+    span = top - low
+    if span <= 0:
+        return {cid: 1.0 for cid, _ in ranked}
+    return {cid: (s - low) / span for cid, s in ranked}
+
+
+def _adjust(
+    plan: QueryPlan, scored: Sequence[tuple[MemoryCard, float]], why: dict[str, dict[str, float]]
+) -> list[tuple[MemoryCard, float]]:
+    """Apply the query's nudges (see the module docstring) and sort, best first."""
+    entities = [e.lower() for e in plan.entities]
+    names = {n.lower() for n in plan.names}
+    newest = max((c.event_time or c.created_at for c, _ in scored), default="")
+    out: list[tuple[MemoryCard, float]] = []
+    for card, score in scored:
+        factor = 1.0
+        reasons = why.setdefault(card.id, {})
+        if plan.intents and card.type in plan.intents:
+            factor *= 1.15
+            reasons["type"] = 1.15
+        content = card.content.lower()
+        if entities and any(e in content for e in entities):
+            factor *= 1.3
+            reasons["entity"] = 1.3
+        if names and card.speaker and card.speaker.lower() in names:
+            factor *= 1.1
+            reasons["speaker"] = 1.1
+        if card.superseded_by:
+            factor *= 0.6
+            reasons["superseded"] = 0.6
+        if plan.wants_recent and newest and (card.event_time or card.created_at) == newest:
+            factor *= 1.2
+            reasons["latest"] = 1.2
+        out.append((card, score * factor))
+    out.sort(key=lambda p: (-p[1], p[0].id))
+    return out
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return a == b
+    return len(a & b) / len(a | b) >= 0.9
+
+
+def _with_sources(store: Store, hit: Hit, context: int) -> Hit:
+    card = hit.card
+    if not card.message_indexes:
+        return hit
+    first, last = min(card.message_indexes), max(card.message_indexes)
+    around = store.messages(card.session_id, max(0, first - context), last + context + 1)
+    sources = tuple(m for m in around if m.index in card.message_indexes)
+    neighbours = tuple(m for m in around if m.index not in card.message_indexes)
+    return replace(hit, sources=sources, context=neighbours)
+
+
+def _recap(hits: Sequence[Hit]) -> str | None:
+    """A short paragraph of the hits in time order (the rule-based recap; no LLM)."""
+    if not hits:
+        return None
+    lines = []
+    for hit in sorted(hits, key=lambda h: (h.card.event_time or h.card.created_at, h.card.id)):
+        card = hit.card
+        when = (card.event_time or "")[:10]
+        who = f"{card.speaker}: " if card.speaker and card.speaker not in ("user", "assistant") \
+            else ""
+        lines.append(f"{when + ' ' if when else ''}{who}{card.content}")
+    return "\n".join(lines)
+
+
+def _message_dict(message: StoredMessage) -> dict[str, Any]:
+    return {
+        "session_id": message.session_id,
+        "index": message.index,
+        "message_id": message.message_id,
+        "role": message.role,
+        "speaker": message.speaker,
+        "timestamp": message.timestamp,
+        "text": message.text,
+    }

@@ -1,0 +1,96 @@
+"""Words for the keyword index, in Chinese and English.
+
+SQLite's FTS5 ``porter unicode61`` tokenizer splits and stems English itself, but it sees a run
+of Chinese characters as one token. So Chinese runs are cut into words first (``rjieba``, search
+mode: a long word also yields its parts) and joined with spaces; the same cut is applied to the
+text that is indexed and to the query, so both sides agree. Stop words are dropped from queries
+only: the index keeps everything, BM25 already discounts common words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from precis.errors import MissingDependencyError
+
+__all__ = ["SEGMENTER", "index_text", "query_words", "words"]
+
+SEGMENTER = "rjieba-search-1"  # recorded in the store: the index and the queries must agree
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_WORD = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE
+)
+
+_cut: Callable[[str], list[str]] | None = None
+
+
+def _cutter() -> Callable[[str], list[str]]:
+    global _cut
+    if _cut is None:
+        try:
+            import rjieba
+        except ImportError:  # pragma: no cover - rjieba is a dependency of precis
+            raise MissingDependencyError(
+                package="rjieba", extra="zh", purpose="Chinese keyword search"
+            ) from None
+        _cut = rjieba.cut_for_search
+    return _cut
+
+
+def _segment_run(match: re.Match[str]) -> str:
+    return " " + " ".join(w for w in _cutter()(match.group(0)) if w.strip()) + " "
+
+
+def index_text(text: str) -> str:
+    """The text as the keyword index should see it (Chinese runs cut into words)."""
+    if _CJK.search(text):
+        return _CJK.sub(_segment_run, text)
+    return text
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words of a text, Chinese runs cut into words, in order."""
+    out: list[str] = []
+    for token in _WORD.findall(text):
+        if _CJK.match(token):
+            out.extend(w for w in _cutter()(token) if w.strip())
+        else:
+            out.append(token.lower().replace("’", "'"))
+    return out
+
+
+def query_words(text: str) -> list[str]:
+    """The distinct content words of a query, stop words removed, in first-seen order."""
+    seen: dict[str, None] = {}
+    for word in words(text):
+        if word in STOP_WORDS or (len(word) == 1 and word.isascii() and not word.isdigit()):
+            continue
+        seen.setdefault(word, None)
+    return list(seen)
+
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can can't cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
+    i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same
+    shan't she she'd she'll she's should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+    what what's when when's where where's which while who who's whom why why's with won't
+    would wouldn't you you'd you'll you're you've your yours yourself yourselves also just
+    ever anything something thing things get got tell told say said know think would will
+    shall may might must us one ones kind
+    的 了 是 我 你 他 她 它 我们 你们 他们 她们 吗 呢 吧 啊 呀 嘛
+    和 与 或 及 在 有 没有 不 也 都 就 还 又 把 被 让 给 对 从 到
+    这 那 这个 那个 这些 那些 什么 怎么 怎样 如何 为什么 哪 哪个 哪些
+    哪里 谁 多少 几 之前 以前 当时 一下 一个 一些 个 上 下 里 中 吗
+    过 着 得 地 之 所以 因为 但是 可是 然后 如果 就是 还是 或者 而且
+    并且 可以 能 会 要 想 说 讲 问 请 帮 帮我
+    """.split()  # noqa: SIM905 - a word list reads best as text
+)
