@@ -172,7 +172,7 @@ def extract_cards(
                 created_at=created_at,
                 updated_at=created_at,
                 language=_language(unit),
-                metadata={"also_said_in": [stored[i].message_id for i in also]} if also else {},
+                metadata=_metadata(unit, [stored[i].message_id for i in also]),
             )
         )
     chained = {f for chain in result.consolidation.chains for f in chain.fragments}
@@ -214,6 +214,17 @@ def _earlier_copies(analysis: Analysis) -> dict[str, tuple[int, ...]]:
             analysis.item(m).fragment.provenance.message for m in group.members if m != group.kept
         )
     return out
+
+
+_LEVELS = ("LOW", "MEDIUM", "HIGH")
+
+
+def _metadata(unit: Sequence[AnalyzedFragment], also: list[str]) -> dict[str, object]:
+    """The card's importance (the highest of its fragments) and where else it was said."""
+    data: dict[str, object] = {"level": max((i.level for i in unit), key=_LEVELS.index)}
+    if also:
+        data["also_said_in"] = also
+    return data
 
 
 def _message_id(given: str | None, index: int) -> str:

@@ -23,7 +23,13 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from precis.errors import InputError, MissingDependencyError, QueryError
+from precis.errors import (
+    ConfigError,
+    EmbeddingError,
+    InputError,
+    MissingDependencyError,
+    QueryError,
+)
 from precis.memory.card import MemoryCard
 from precis.memory.extract import extract_cards
 from precis.memory.search import SearchResult, search
@@ -57,6 +63,21 @@ class IngestReport:
     embedded: int  # new cards given a vector
 
 
+def _local_model_installed() -> bool:
+    """Whether the local MiniLM model and what runs it are installed (nothing is loaded)."""
+    import importlib.util
+
+    from precis.memory.embed._minilm import find_minilm_dir
+
+    if any(importlib.util.find_spec(name) is None for name in ("numpy", "tokenizers")):
+        return False
+    try:
+        find_minilm_dir()  # the model_dir argument, else $PRECIS_MINILM_DIR, else the package
+    except (MissingDependencyError, EmbeddingError):
+        return False
+    return True
+
+
 def embed_text(card: MemoryCard, before: str = "") -> str:
     """The text a card's vector is computed from: who said it and what, after a short excerpt
     of the message it follows (a reply is found by the words of its question)."""
@@ -84,32 +105,31 @@ class Memory:
 
     def _choose_embedder(self, embedder: str | Embedder | None, options: dict[str, Any]
                          ) -> Embedder | None:
+        """The embedder to use, and the store's record of it (the spec, so a later open
+        with "auto" makes the same one)."""
         from precis.memory.embed import CachedEmbedder, get_embedder
 
         recorded = self.store.get_meta("embedder")
         chosen: Embedder | None
         if embedder is None:
+            spec = "none"
             chosen = None
         elif not isinstance(embedder, str):
+            spec = f"custom:{embedder.name}"
             chosen = embedder
         else:
-            spec = embedder
+            spec = recorded if embedder == "auto" and recorded else embedder
+            if spec.startswith("custom:"):
+                raise ConfigError(
+                    f"this memory store was built with the embedder {spec[7:]!r} given in "
+                    "code; pass that embedder (or embedder='none' for keywords only)",
+                    where=self.store.location,
+                )
             if spec == "auto":
-                spec = recorded or "auto"
-            if spec == "auto":
-                try:
-                    chosen = get_embedder("local")
-                    if chosen is not None:
-                        chosen.dim  # noqa: B018 - loads the model now: a missing one shows here
-                except MissingDependencyError:
-                    chosen = None
-            elif spec == "none" and recorded:
-                chosen = None
-            else:
-                chosen = get_embedder(spec, **options)
-        name = chosen.name if chosen is not None else "none"
+                spec = "local" if _local_model_installed() else "none"
+            chosen = get_embedder(spec, **options)
         if recorded is None:
-            self.store.set_meta("embedder", name)
+            self.store.set_meta("embedder", spec)
         if chosen is None:
             return None
         cache = EmbeddingCacheView(self.store) if isinstance(self.store, SQLiteStore) else None

@@ -5,7 +5,8 @@ Ranking fuses BM25 (FTS5) and cosine similarity (when the store has vectors) by 
 score: each list is scaled to [0, 1] and the two are averaged. It is nudged by what the
 query asked for: a card of a type the query names, a card that holds an exact entity of the
 query (an id, a path), the person the query names, and recency when the query asks for the
-latest. Superseded cards rank below the card that replaced them.
+latest. A superseded card is shown with its
+successor's id, and ranked lower when the query asks for the current state.
 Filters given by the caller are hard (enforced by the store); a time range read from the
 query text is a filter too, unless nothing matches it, in which case it is dropped and the
 result says so.
@@ -13,6 +14,7 @@ result says so.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -165,7 +167,7 @@ def _rank(
     keyword = store.keyword_search(words, filters, pool)
     timings["keyword"] = time.perf_counter() - t
     lists = [("bm25", keyword)]
-    if embedder is not None:
+    if embedder is not None and _understands(embedder, plan.text):
         t = time.perf_counter()
         vector = embedder.embed([plan.text])[0]
         timings["embed"] = time.perf_counter() - t
@@ -178,6 +180,20 @@ def _rank(
         for cid, share in _relative(ranked).items():
             fused[cid] = fused.get(cid, 0.0) + share / len(lists)
     return fused, why
+
+
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]+")
+
+
+def _understands(embedder: Embedder, text: str) -> bool:
+    """Whether the embedder knows the query's language (one that declares ``languages``,
+    like the English-only MiniLM, is skipped for a Chinese query)."""
+    languages = getattr(embedder, "languages", None)
+    if not languages:
+        return True
+    language = "zh" if len(_HAN.findall(text)) >= max(1, len(_LATIN.findall(text))) else "en"
+    return language in languages
 
 
 def _relative(ranked: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -214,9 +230,12 @@ def _adjust(
         if names and card.speaker and card.speaker.lower() in names:
             factor *= 1.1
             reasons["speaker"] = 1.1
-        if card.superseded_by:
-            factor *= 0.6
-            reasons["superseded"] = 0.6
+        if card.metadata.get("level") == "LOW":
+            factor *= 0.85
+            reasons["low importance"] = 0.85
+        if card.superseded_by and plan.wants_recent:
+            factor *= 0.7
+            reasons["superseded"] = 0.7
         if plan.wants_recent and newest and (card.event_time or card.created_at) == newest:
             factor *= 1.2
             reasons["latest"] = 1.2

@@ -56,6 +56,11 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
+    @property
+    def languages(self) -> tuple[str, ...] | None:
+        """The inner embedder's languages, if it declares them (``None``: any)."""
+        return getattr(self.inner, "languages", None)
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         import numpy as np
 

@@ -86,8 +86,12 @@ class MiniLMEmbedder:
 
     ``batch_tokens`` bounds the padded tokens encoded at once (memory vs. speed; a text
     longer than that is encoded alone). ``name`` is the id stored with the vectors: change it
-    only when ``model_dir`` holds another model.
+    only when ``model_dir`` holds another model. ``languages`` says what it understands:
+    English only (most Chinese characters are unknown to its vocabulary), so searches in
+    another language rank by keywords alone.
     """
+
+    languages: tuple[str, ...] = ("en",)
 
     def __init__(
         self,

@@ -44,7 +44,7 @@ _CARD_COLUMNS = (
 )
 _CONTEXT_CHARS = 600
 # BM25 column weights: the card's own words, then the message before it
-_BM25 = "bm25(cards_fts, 1.0, 0.3)"
+_BM25 = "bm25(cards_fts, 1.0, 0.5)"
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
 
 
