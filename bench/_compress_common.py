@@ -275,7 +275,7 @@ _DOLLAR_LINE = re.compile(r"^[ \t]*\$[ \t]+([^\n]+)$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _CLI_START = re.compile(rf"^(?:\$\s+)?(?:{_CLI})\s+\S")  # with an argument: `sed` is a name
 _COMMAND_KEYS = frozenset({"command", "commands", "cmd"})
-_GUTTER = re.compile(r"^[ \t]*\d+(?:→|\t)|^\d+:(?=[ \t])", re.MULTILINE)
+_GUTTER = re.compile(r"^[ \t]*\d+(?:→|\t)|^\d+:(?=[ \t]|\r?$)", re.MULTILINE)
 """Line numbers of a file listing (``cat -n``, Claude Code ``Read``, SWE-agent ``open``)."""
 
 

@@ -178,7 +178,9 @@ def test_two_system_messages_both_kept_in_order() -> None:
 
 
 def test_no_system_prompt_is_reported() -> None:
-    result = compress(load("multiday_zh"), keep_last=2)
+    conv = load("multiday_zh")
+    full = get_counter("estimate").count_messages(conv.messages)
+    result = compress(conv, keep_last=2, budget=int(full * 0.8))
     assert result.system_prompt_preserved is False
     assert result.messages[0].role == "user"
     assert result.messages[0].metadata.get("precis") == "summary"
@@ -294,7 +296,9 @@ def _citation_problems(conv: Conversation, result: CompressionResult) -> list[st
     start = kept_start(result, conv)
     dropped = {fid for ids in result.dropped.values() for fid in ids}
     problems: list[str] = []
-    assert result.summary is not None
+    if result.summary is None:  # too short to gain anything: the input comes back as it is
+        assert result.messages == conv.messages and result.summarized_count == 0
+        return problems
     items = list(result.summary.short) + result.summary.items
     for item in items:
         if not item.sources:
@@ -318,9 +322,12 @@ def test_every_item_cites_existing_fragments_of_the_summarized_range(
 ) -> None:
     conv = load(name)
     half = get_counter("estimate").count_messages(conv.messages) // 2
+    summarized = 0
     for options in ({}, {"keep_last": 2}, {"budget": half}):
         result = compress(conv, level=level, template=template, **options)  # type: ignore[arg-type]
         assert _citation_problems(conv, result) == [], options
+        summarized += result.summary is not None
+    assert summarized  # (with a budget of half its tokens, every conversation is summarized)
 
 
 def test_summary_header_names_the_range_it_covers() -> None:
@@ -352,8 +359,8 @@ def test_counts_add_up_to_the_input_messages() -> None:
                         "TimeoutError"]),
     ("coding_zh", 0.8, ["`app/db.py`", "8080", "https://shop.example.cn/healthz",
                         "pytest tests/test_gateway.py -q", "config/settings.toml"]),
-    # 214 tokens in all: no budget, the level's own room
-    ("multiday_en", None, ["k8s-prod-eu", "https://wiki.example.com/atlas/runbook"]),
+    # 214 tokens in all: the levels would not make it shorter, a budget does
+    ("multiday_en", 0.8, ["k8s-prod-eu", "https://wiki.example.com/atlas/runbook"]),
 ])
 @pytest.mark.parametrize("level", LEVELS)
 def test_exact_facts_of_high_fragments_are_carried_verbatim(
@@ -415,9 +422,12 @@ def test_retention_figures_in_the_result() -> None:
 # -- levels ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("level", "kept"), [
-    ("light", 10), ("normal", 10), ("heavy", 5), ("emergency", 3)])
-@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh"])
+@pytest.mark.parametrize(("level", "kept", "name"), [
+    (level, kept, name)
+    for level, kept in (("light", 10), ("normal", 10), ("heavy", 5), ("emergency", 3))
+    for name in ("coding_en", "coding_zh", "sql_en", "sql_zh")
+    # the light level's summary of sql_en's 16 older messages would be no shorter
+    if (level, name) != ("light", "sql_en")])
 def test_level_keeps_its_number_of_recent_messages_verbatim(
     name: str, level: str, kept: int
 ) -> None:
@@ -523,11 +533,16 @@ def _summary_facts(result: CompressionResult) -> set[str]:
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh", "multiday_en"])
 @pytest.mark.parametrize("level", LEVELS)
 def test_compressing_again_keeps_the_facts(name: str, level: str) -> None:
-    result = compress(load(name), level=level)
+    conv = load(name)
+    options: dict[str, int] = {}
+    if compress(conv, level=level).summary is None:  # the level would not make it shorter
+        options["budget"] = int(get_counter("estimate").count_messages(conv.messages) * 0.8)
+    result = compress(conv, level=level, **options)  # type: ignore[arg-type]
     kept = _summary_facts(result)
     assert kept
     for _ in range(2):
-        result = compress(Conversation(messages=result.messages), level=level)
+        result = compress(Conversation(messages=result.messages), level=level,
+                          **options)  # type: ignore[arg-type]
     text = result.text()
     assert sorted(fact for fact in kept if fact not in text) == []
     assert_valid_for_both_apis(result)

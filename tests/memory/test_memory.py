@@ -227,7 +227,8 @@ def test_store_file_is_wal_and_migrations_are_recorded(tmp_path: Path) -> None:
     SQLiteStore(path).close()
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert [r[0] for r in db.execute("SELECT name FROM migrations")] == ["0001_initial"]
+    assert [r[0] for r in db.execute("SELECT name FROM migrations ORDER BY name")] == [
+        "0001_initial", "0002_runtime"]
 
 
 def test_cards_from_a_conversation_without_ids_or_times() -> None:

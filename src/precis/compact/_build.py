@@ -1,46 +1,51 @@
-"""Build the summary of the older messages from the analysis: candidates, then a greedy fill.
+"""Build the summary of the older messages from the analysis: candidates, then a fill.
 
 Every fragment of the summarized range becomes at most one candidate item, in the section
 that takes its type (see :mod:`precis.compact.templates`); consolidation shapes the items
 (duplicates collapse to one line with a count and the fullest wording, requirement chains
-show their history on the current version, confirmations fold away). Candidates are taken
-by priority (importance score, level, pins) while they fit the token allowance; the summary
-lists them by section, in time order. Fragments that end up in no item are recorded with
-the reason.
+show their history on the current version, confirmations fold away). A template's ``log``
+section (the ``log`` template: a timeline) takes what no other section takes, one line per
+date, each speaker named.
+
+The fill takes pinned candidates first (the user's own rules, the current goal, what the
+overview names, items of an earlier summary), then the others in the order of a greedy for
+budgeted maximum coverage: how much new information (content words and exact facts no
+better-ranked item shows yet, weighted by rarity) a candidate adds per token, while they fit
+the allowance. Facts of HIGH fragments that no item shows go to a compact "Exact details"
+list (space-separated, neighbouring fragments sharing a line and its citation), which may
+hold a share of the room. The summary lists items by section, in time order. Fragments that
+end up in no item are recorded with the reason.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import chain
 
 from precis.analysis import Analysis
 from precis.analysis.model import Chain
-from precis.compact._dates import DateFormatter
+from precis.compact._dates import DateFormatter, format_date, parse_date
 from precis.compact._digest import core_text, digest, tool_call_digest
-from precis.compact._facts import facts
+from precis.compact._facts import exact_facts, facts
 from precis.compact._labels import label
 from precis.compact.levels import LevelPreset
 from precis.compact.quality import Presence
 from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection, render_items
-from precis.compact.templates import SectionSpec, Template
+from precis.compact.templates import SectionSpec, Template, builtin_templates
 from precis.model import Text, ToolCall
 from precis.segment.model import Fragment
 
-__all__ = ["Candidate", "SummaryBuilder"]
+__all__ = ["DETAILS_SHARE", "Candidate", "SummaryBuilder", "mostly_talk"]
 
 _LEVEL_BONUS = {"HIGH": 2.0, "MEDIUM": 1.0, "LOW": 0.0}
 _PIN = 10.0
 _FACT_SCAN_CHARS = 2000  # exact facts are looked for in the head of long tool output
 _TOOL_OUTPUT_PENALTY = 1.0
-_SPECIFICITY = 2.0  # weight of rare-word content in the priority
-_STRUCTURED = frozenset({"code", "sql", "json", "table", "tool_call"})
-_STRUCTURED_SPECIFICITY = 0.5  # code and calls name specific things by nature
-_SPREAD = 0.35  # priority given up per item already taken from the same stretch of time
-_STRETCHES = 12
-_CONTENT_WORD = re.compile(r"[a-z][a-z'-]{2,}|\d+(?:[.,:]\d+)*|[\u4e00-\u9fff]{2,4}")
 _COMMON = frozenset({
     "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was",
     "one", "our", "out", "has", "him", "his", "how", "its", "may", "new", "now", "old", "see",
@@ -58,17 +63,46 @@ _FIX_CUE = re.compile(
     re.IGNORECASE,
 )
 _FIX_WINDOW = 60
+_FIX_LABEL = re.compile(r"^\s*(?:the\s+)?fix(?:ed)?\s*[:：]\s*|^\s*修复\s*[:：]\s*", re.IGNORECASE)
 _CITATION_TAIL = re.compile(r"\s*\[(?:S\d+(?:-S\d+)?(?:, )?)+\]\s*$")
 _BULLET = re.compile(r"^\s*[-*+]\s+")
 _HISTORY_CHARS = 90
 _CONCEPTS = 12
+_MAX_NAMES = 6
+# the overview of an earlier timeline: "In short: Lena and Tom, 6 April 2024 to 11 May 2024 ["
+_PRIOR_OVERVIEW = (
+    re.compile(r"^In short: (?P<who>.+?), (?P<first>\d{1,2} [A-Z][a-z]+ \d{4}) to "
+               r"(?P<last>\d{1,2} [A-Z][a-z]+ \d{4}) \[", re.MULTILINE),
+    re.compile(r"^简要：(?P<who>.+?)，(?P<first>\d{4}年\d{1,2}月\d{1,2}日)至"
+               r"(?P<last>\d{4}年\d{1,2}月\d{1,2}日) \[", re.MULTILINE),
+)
+_NAME_SEP = (re.compile(r", | and "), re.compile(r"、|和"))
+_DATE_PREFIX = re.compile(r"^\[(\d{1,2} [A-Z][a-z]+ \d{4}|\d{4}年\d{1,2}月\d{1,2}日)\]\s+")
+_LINE_CHARS = 1200  # a timeline line holds what was said on one date, up to this length
+_SHARED_CITE = 4  # tokens a timeline entry adds to its line's citation (", S12" and a space)
+_DETAIL_FACTS = 32  # at most this many facts of one fragment in the details list
+_DETAIL_CHARS = 160  # facts of neighbouring fragments share a details line up to this length
+_DETAIL_LINE = 5  # tokens a fragment adds to the details besides its facts (its share of a line)
+_DATE_TOKENS = 8  # "[25 May 2023] "
+_HEADER_TOKENS = 6  # "\n## Exact details\n"
+_OVERVIEW_SHARE = 0.2  # the overview takes at most this share of the summary
+_OVERVIEW_CHARS = 100  # an overview entry is cut to its core beyond this
+_NEEDS_QUOTES = re.compile(r"\s")  # a fact with a space is shown in backticks
+_TECHNICAL_KINDS = frozenset({"code", "sql", "json", "table", "tool_call", "tool_result"})
+_TALK_MIN_FRAGMENTS = 20
+_TALK_MAX_TECHNICAL = 0.02
+_TALK_MIN_CHAT = 0.3
 _MAX_MISSES = 150
 _TOP_UPS = 3
 _TOP_UP_MIN = 24
 _EXTRA_TITLES = {"log": ("Conversation log", "对话记录"),
                  "details": ("Exact details", "原样细节")}
-_DETAILS_SHARE = 0.35  # at most this share of the allowance is held for the details list
+DETAILS_SHARE = 0.6  # at most this share of the allowance is held for the details list
 _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
+_BASE_WEIGHT = 0.15  # weight of a candidate's priority against the information it adds
+_FACT_UNIT = 2.0  # an exact-fact-like unit (path, number, id) weighs this many words
+_ITEM_OVERHEAD = 10  # tokens of a bullet line besides its text (bullet, citation)
+_ALL_FIT = 0.8  # estimated costs this far below the room: every candidate fits
 
 
 @dataclass
@@ -83,6 +117,7 @@ class Candidate:
     type: str | None = None
     level: str | None = None
     date: str | None = None
+    speaker: str | None = None  # a timeline line names who said it
     _text: str | None = field(default=None, repr=False)
     _cost: int | None = field(default=None, repr=False)
 
@@ -93,12 +128,17 @@ class Candidate:
         return self._text
 
     def item(self) -> SummaryItem:
-        return SummaryItem(self.text, self.sources, self.type, self.level, self.date)
+        text = f"{self.speaker}: {self.text}" if self.speaker else self.text
+        return SummaryItem(text, self.sources, self.type, self.level, self.date)
 
     def cost(self, count: Callable[[str], int]) -> int:
-        """Tokens of its bullet line (with its date), counted once."""
+        """Tokens of its bullet line (with its date), counted once; a timeline entry shares
+        its line, bullet and citation brackets with the others of its date."""
         if self._cost is None:
-            self._cost = count(render_items([self.item()])[0]) + 1
+            if self.speaker and self.date:
+                self._cost = count(f"{self.speaker}: {self.text}") + _SHARED_CITE
+            else:
+                self._cost = count(render_items([self.item()])[0]) + 1
         return self._cost
 
 
@@ -149,8 +189,11 @@ class SummaryBuilder:
         self.summaries = {m for m, msg in enumerate(self.conv.messages)
                           if msg.role == "user" and HEADER.match(msg.text)}
         self.prior = {frags[i].provenance.message for i in self.range} & self.summaries
-        self.specificity = self._specificity()
+        self.goal: str | None = None  # fragment id of the current goal (see short)
+        self.timeline_only = all(spec.source == "log" for spec in template.sections)
         self._cited: set[str] = set()  # sources of the items taken so far (during a fill)
+        self._coverage: tuple[dict[int, set[str]], dict[str, int],
+                              dict[str, list[int]]] | None = None  # see _coverage_index
         self.candidates = self._candidates()
         self.high_facts = self._high_facts()
 
@@ -161,35 +204,16 @@ class SummaryBuilder:
 
     def _priority(self, i: int) -> float:
         """Importance without its recency part (the summary covers the whole past; what is
-        recent is kept verbatim), plus how specific the fragment's words are."""
+        recent is kept verbatim); raw tool output and pictures a little lower (the talk
+        about them says more). How much a candidate says is weighed when the fill ranks
+        the candidates (see :meth:`_rank`)."""
         imp = self.analysis.importance[i]
         priority = imp.score - imp.factors.get("recency", 0.0) + _LEVEL_BONUS[imp.level]
         kind = self.fragments[i].kind
         if kind == "image" or (kind == "tool_result"
                                and self.analysis.classifications[i].type != "error"):
             priority -= _TOOL_OUTPUT_PENALTY  # raw output / a picture: the talk says more
-        default = _STRUCTURED_SPECIFICITY if kind in _STRUCTURED else 0.0
-        return priority + _SPECIFICITY * self.specificity.get(i, default)
-
-    def _specificity(self) -> dict[int, float]:
-        """0-1 per spoken fragment: how many rare words (by inverse document frequency over
-        the range) it carries; generic talk ("that's great!") scores near 0."""
-        words: dict[int, set[str]] = {}
-        df: dict[str, int] = {}
-        for i in self.range:
-            frag = self.fragments[i]
-            if frag.kind not in _SPOKEN:
-                continue
-            found = {w for w in _CONTENT_WORD.findall(frag.text.lower()) if w not in _COMMON}
-            words[i] = found
-            for w in found:
-                df[w] = df.get(w, 0) + 1
-        if not words:
-            return {}
-        n = len(words)
-        mass = {i: sum(math.log(n / df[w]) for w in ws) for i, ws in words.items()}
-        top = max(mass.values()) or 1.0
-        return {i: m / top for i, m in mass.items()}
+        return priority
 
     def _digest(self, i: int, limit: int | None = None) -> str:
         frag = self.fragments[i]
@@ -229,6 +253,7 @@ class SummaryBuilder:
                 fullest[group.kept] = group.most_complete
         chain_of = {c.current: c for c in cons.chains}
         allowed = self.levels
+        timeline = next((s.key for s in self.template.sections if s.source == "log"), None)
         out: list[Candidate] = []
         prior = self._prior_summary_items()
         out.extend(prior)
@@ -257,38 +282,48 @@ class SummaryBuilder:
                     continue  # cited by the kept copy's item
                 self._drop("duplicate", fid)
                 continue
-            superseded = cons.superseded_by.get(fid)
+            # (a timeline shows what was said when, earlier versions included)
+            superseded = None if self.timeline_only else cons.superseded_by.get(fid)
             if superseded and not members:
                 target = self.position.get(superseded)
                 if target is not None and target in self.in_range:
                     continue  # shown in the history of the current version
                 self._drop("superseded", fid)
                 continue
-            if cls.type == "chitchat":
-                self._drop("chitchat", fid)
+            typed = owner.get(cls.type) if cls.type != "chitchat" else None
+            section = typed or timeline  # what no section takes goes to the timeline
+            if section is None:
+                self._drop("chitchat" if cls.type == "chitchat" else "no_section", fid)
                 continue
             if level not in allowed:
                 self._drop("below_level", fid)
                 continue
-            section = owner.get(cls.type)
-            if section is None:
-                self._drop("no_section", fid)
-                continue
+            speaker = None
+            if typed is None:
+                if not _substantive(frag.text) and not facts(frag.text):
+                    self._drop("chitchat", fid)
+                    continue
+                msg = self.conv.messages[frag.provenance.message]
+                speaker = msg.name or label(self.language, msg.role)
             sources = tuple(m for m in (members or (fid,)) if self.position[m] in self.in_range)
-            make = self._maker(i, members, fullest.get(fid), chain_of.get(fid), lead_in)
+            # a timeline line is what was said then: no version history, no count
+            chain = chain_of.get(fid) if speaker is None else None
+            make = self._maker(i, members if speaker is None else None, fullest.get(fid),
+                               chain, lead_in)
             if lead_in is not None:
                 sources = (self.fragments[lead_in].id, *sources)
                 lead_in = None
-            if fid in chain_of:
+            if chain is not None:
                 sources = tuple(dict.fromkeys(
                     [s for s in chain_of[fid].fragments if self.position[s] in self.in_range]
                     + list(sources)
                 ))
             priority = self._priority(i)
-            if cls.type == "constraint" and frag.role == "user" and level == "HIGH":
+            if (cls.type == "constraint" and frag.role == "user" and level == "HIGH"
+                    and speaker is None):
                 priority += _PIN  # the user's own rules are carried verbatim
             out.append(Candidate(section, i, sources, priority, make, cls.type,
-                                 level, self._date(i)))
+                                 level, self._date(i), speaker))
         if "errors" in sources_of:
             self._attach_fixes(out, sources_of["errors"])
         if "concepts" in sources_of:
@@ -299,7 +334,7 @@ class SummaryBuilder:
             out.extend(self._current_work(sources_of["current_work"]))
         if "next_step" in sources_of:
             out.extend(self._next_step(sources_of["next_step"]))
-        if self.preset.per_message:
+        if self.preset.per_message and timeline is None:
             out.extend(self._message_log())
         return out
 
@@ -359,10 +394,14 @@ class SummaryBuilder:
                 if frag.kind != "list_item":
                     continue
                 text = _CITATION_TAIL.sub("", _BULLET.sub("", frag.text)).strip()
+                dated = _DATE_PREFIX.match(text)  # "[8 May 2023] ..." keeps its date
+                if dated:
+                    text = text[dated.end():]
                 if not text:
                     continue
                 out.append(Candidate(section, i, (frag.id,), _PIN + self._priority(i),
-                                     _constant(text), "summary", "HIGH"))
+                                     _constant(text), "summary", "HIGH",
+                                     dated.group(1) if dated else None))
         return out
 
     def _attach_fixes(self, out: list[Candidate], spec: SectionSpec) -> None:
@@ -378,14 +417,17 @@ class SummaryBuilder:
                 if j not in self.in_range or frag.id in used:
                     break
                 if frag.role == "assistant" and frag.kind in _SPOKEN and _FIX_CUE.search(frag.text):
-                    make, fix_id = cand.make_text, frag.id
-                    fix = self._digest(j, 160)
-                    cand.make_text = _with_fix(make, fix, label(self.language, "fix"))
-                    cand.sources = (*cand.sources, fix_id)
-                    cand.priority = max(cand.priority, self._priority(j))
-                    used.add(fix_id)
+                    fix_ids = [j]
+                    if _is_lead_in(frag) and j + 1 in self.in_range:
+                        fix_ids.append(j + 1)  # "The fix:" introduces it
+                    fix = " ".join(self._digest(k, 160) for k in fix_ids)
+                    fix = _FIX_LABEL.sub("", fix, count=1) or fix  # "→ fix: The fix: ..."
+                    cand.make_text = _with_fix(cand.make_text, fix, label(self.language, "fix"))
+                    cand.sources = (*cand.sources, *(self.fragments[k].id for k in fix_ids))
+                    cand.priority = max(cand.priority, *(self._priority(k) for k in fix_ids))
+                    used.update(self.fragments[k].id for k in fix_ids)
                     break
-        out[:] = [c for c in out if len(c.sources) != 1 or c.sources[0] not in used]
+        out[:] = [c for c in out if c.type == "error" or not used.issuperset(c.sources)]
 
     def _concepts(self, spec: SectionSpec) -> list[Candidate]:
         """The identifiers and error names most often repeated in the range (at least twice)."""
@@ -493,18 +535,23 @@ class SummaryBuilder:
     # -- short summary ------------------------------------------------------------------
 
     def short(self) -> list[SummaryItem]:
-        """What we are doing now: current goal, latest request, last decision, next step."""
+        """What we are doing now: current goal, latest request, last decision, next step;
+        for a timeline, who talks and over which dates."""
+        if self.timeline_only:
+            return self._who_and_when()
         a = self.analysis
         types = a.classifications
         frags = self.fragments
-        everything = [i for i, f in enumerate(frags)
-                      if f.role != "system" and _substantive(f.text)
+        # the summarized messages only: the recent ones follow the summary verbatim
+        everything = [i for i in self.range
+                      if _substantive(frags[i].text)
                       and a.importance[i].level in self.levels
-                      and f.provenance.message not in self.summaries]
+                      and frags[i].provenance.message not in self.summaries]
         superseded = a.consolidation.superseded_by
         picks: list[tuple[str, int]] = []
         goal = next((i for i in reversed(everything)
                      if types[i].type == "goal" and frags[i].id not in superseded), None)
+        self.goal = frags[goal].id if goal is not None else None
         if goal is not None:
             picks.append(("goal_now", goal))
         request = next((i for i in reversed(everything)
@@ -521,10 +568,45 @@ class SummaryBuilder:
             picks.append(("next", step))
         colon = "：" if self.language == "zh" else ": "
         return [
-            SummaryItem(label(self.language, key) + colon + self._digest(i, 140),
+            SummaryItem(label(self.language, key) + colon + self._digest(i, _OVERVIEW_CHARS),
                         (frags[i].id,), types[i].type, a.importance[i].level)
             for key, i in picks
         ]
+
+    def _who_and_when(self) -> list[SummaryItem]:
+        """``"Lena and Tom, 6 April 2024 to 11 May 2024"``: who talks, over which dates (an
+        earlier summary in the range adds the names and first date its overview gave)."""
+        if not self.range:
+            return []
+        names: dict[str, None] = {}
+        first: str | None = None
+        last: str | None = None
+        for m in self._messages_in_range():
+            msg = self.conv.messages[m]
+            if m in self.summaries:
+                found = _PRIOR_OVERVIEW[self.language == "zh"].search(msg.text)
+                if found:
+                    for name in _NAME_SEP[self.language == "zh"].split(found.group("who")):
+                        names.setdefault(name, None)
+                    first = first or found.group("first")
+                    last = found.group("last")
+                continue
+            names.setdefault(msg.name or label(self.language, msg.role), None)
+            day = parse_date(msg.timestamp)
+            if day is not None:
+                last = format_date(day, self.language)
+                first = first or last
+        if not names:
+            return []
+        shown = list(names)[:_MAX_NAMES]
+        if self.language == "zh":
+            who = "、".join(shown[:-1]) + ("和" if len(shown) > 1 else "") + shown[-1]
+        else:
+            who = ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "") + shown[-1]
+        text = (label(self.language, "who_when", who=who, first=first, last=last)
+                if first and last and first != last else who)
+        ids = (self.fragments[self.range[0]].id, self.fragments[self.range[-1]].id)
+        return [SummaryItem(text, tuple(dict.fromkeys(ids)), None, None)]
 
     def high_ids(self) -> list[str]:
         a = self.analysis
@@ -538,42 +620,87 @@ class SummaryBuilder:
         """The exact facts of the range's HIGH fragments: (fact, kind, fragment index), each
         fact once (where it first appears), fragments by priority."""
         a = self.analysis
-        high = sorted((i for i in self.range if a.importance[i].level == "HIGH"),
+        # of an earlier summary only its items count (its header and overview are rebuilt)
+        high = sorted((i for i in self.range if a.importance[i].level == "HIGH"
+                       and (not self._of_prior(i) or self.fragments[i].kind == "list_item")),
                       key=lambda i: (-self._priority(i), -i))
         seen: set[str] = set()
         out: list[tuple[str, str, int]] = []
         for i in high:
-            for fact in facts(self.fragments[i].text[:_FACT_SCAN_CHARS]):
+            for fact in exact_facts(self.fragments[i].text[:_FACT_SCAN_CHARS]):
                 if fact.text not in seen:
                     seen.add(fact.text)
                     out.append((fact.text, fact.kind, i))
         return out
 
-    def _details(self, shown: str, remaining: int) -> list[Candidate]:
-        """Facts of HIGH fragments that the output does not show yet, one line per fragment
-        (``"`app/db.py`, 8080 [S12]"``), by priority while they fit ``remaining``."""
+    def _missing(self, shown: str) -> dict[int, list[str]]:
+        """Fragment -> its facts that ``shown`` does not show (by priority; at most
+        ``_DETAIL_FACTS`` per fragment, so a long listing does not crowd out the rest)."""
         present = Presence(shown)
         missing: dict[int, list[str]] = {}
         for text, _, i in self.high_facts:
-            if text not in present:
-                missing.setdefault(i, []).append(text)
+            if text not in present and "`" not in text:
+                got = missing.setdefault(i, [])
+                if len(got) < _DETAIL_FACTS:
+                    got.append(text)
+        return missing
+
+    def _details_need(self, present: str) -> int:
+        """Tokens the details list would take if no item showed a fact: the facts the rest
+        of the output does not show, one line (bullet, date, citation) per fragment."""
+        lines = self._missing(present)
+        if not lines:
+            return 0
+        dates = {self._date(i) for i in lines} - {None}
+        return (self.count(" ".join(t for ts in lines.values() for t in ts))
+                + _DETAIL_LINE * len(lines) + _DATE_TOKENS * len(dates) + _HEADER_TOKENS)
+
+    def _details(self, shown: str, remaining: int) -> list[Candidate]:
+        """Facts of HIGH fragments that the output does not show yet, by priority while they
+        fit ``remaining``: listed in time order, separated by spaces (a fact holding a space
+        in backticks), the facts of neighbouring fragments sharing a line and its citation
+        (``"app/db.py 8080 `make test` [S12, S14]"``)."""
+        missing = self._missing(shown)
+        if not missing:
+            return []
+        shown_facts = {i: " ".join(f"`{v}`" if _NEEDS_QUOTES.search(v) else v for v in values)
+                       for i, values in missing.items()}
+        header = self.count(f"## {self.section_title('details')}") + 2
+        room = remaining - header
+        picked: list[int] = []
+        cost: dict[int, int] = {}
+        for i in missing:  # by priority
+            cost[i] = self.count(shown_facts[i]) + _SHARED_CITE
+            if cost[i] <= room:
+                picked.append(i)
+                room -= cost[i]
+        while picked:
+            lines = self._detail_lines(sorted(picked), shown_facts)
+            over = sum(c.cost(self.count) for c in lines) + header - remaining
+            if over <= 0:
+                return lines
+            while picked and over > 0:  # the lowest priority go first
+                over -= cost[picked.pop()]
+        return []
+
+    def _detail_lines(self, picked: list[int], shown_facts: dict[int, str]) -> list[Candidate]:
         out: list[Candidate] = []
-        started = False
-        for i, values in missing.items():
-            line = ", ".join(v if v.replace(".", "").replace(",", "").isdigit() else f"`{v}`"
-                             for v in values if "`" not in v)
-            if not line:
-                continue
-            cand = Candidate("details", i, (self.fragments[i].id,), 0.0, _constant(line),
-                             "details", "HIGH", self._date(i))
-            cost = self.count(render_items([cand.item()])[0]) + 1
-            if not started:
-                cost += self.count(f"## {self.section_title('details')}") + 2
-            if cost > remaining:
-                continue
-            out.append(cand)
-            remaining -= cost
-            started = True
+        group: list[int] = []
+
+        def flush() -> None:
+            if group:
+                text = " ".join(shown_facts[i] for i in group)
+                out.append(Candidate("details", group[0],
+                                     tuple(self.fragments[i].id for i in group), 0.0,
+                                     _constant(text), "details", "HIGH", self._date(group[0])))
+                group.clear()
+
+        for i in picked:
+            if group and (self._date(i) != self._date(group[0]) or sum(
+                    len(shown_facts[g]) for g in group) + len(shown_facts[i]) > _DETAIL_CHARS):
+                flush()
+            group.append(i)
+        flush()
         return out
 
     # -- fill -----------------------------------------------------------------------------
@@ -585,33 +712,33 @@ class SummaryBuilder:
         return spec.title_in(self.language)
 
     def fill(
-        self, allowance: int, boost: dict[str, float] | None = None, present: str = ""
+        self, allowance: int, boost: dict[str, float] | None = None, present: str = "",
+        details_share: float = DETAILS_SHARE,
     ) -> tuple[Summary, list[Candidate]]:
         """The summary that fits ``allowance`` tokens; ``boost`` raises the priority of
         candidates citing the given fragment ids (the quality check's re-fit). ``present``
         is the rest of the output (system prompt, recent messages): facts it shows need no
-        place in the details list."""
+        place in the details list, which may hold up to ``details_share`` of the room."""
         boost = boost or {}
         self._cited = set()
         for cand in self.candidates:
             if cand.section == "log":  # its text depends on what is taken before it
                 cand._text = cand._cost = None
+        bare = self.count(self._summary([], []).render())
         short = self.short()
-        summary = self._summary(short, [])
-        remaining = allowance - self.count(summary.render())
-        if remaining < 0:
-            short = []
-            summary = self._summary(short, [])
-            remaining = allowance - self.count(summary.render())
+        remaining = allowance - bare
+        # the overview repeats what items say: as many of its entries as keep it within a
+        # share of the room (none in a summary too small for more than a few items)
+        while short:
+            size = self.count(self._summary(short, []).render())
+            if size - bare <= _OVERVIEW_SHARE * allowance:
+                remaining = allowance - size
+                break
+            short = short[:-1]
 
-        reserve = 0
-        if self.high_facts:
-            needed = self.count(" ".join(f for f, _, _ in self.high_facts)) + 4 * len(
-                {i for _, _, i in self.high_facts})
-            reserve = min(needed, int(max(0, remaining) * _DETAILS_SHARE))
-        remaining -= reserve
-
-        overview = {s for item in short for s in item.sources}
+        overview = set() if self.timeline_only else {s for item in short for s in item.sources}
+        if self.goal is not None:
+            overview.add(self.goal)  # the current goal is an item, overview or not
 
         def key(c: Candidate) -> tuple[float, int]:
             extra = max((boost.get(s, 0.0) for s in c.sources), default=0.0)
@@ -621,7 +748,17 @@ class SummaryBuilder:
                 extra = max(extra, _PIN)
             return (-(c.priority + extra), -c.order)
 
-        ranked = self._spread(sorted(self.candidates, key=key), key)
+        # the current goal and the user's own rules come before the details
+        named = [c for c in self.candidates
+                 if c.section != "log" and c.text
+                 and (self.goal in c.sources or c.priority >= _PIN)]
+        named_cost = sum(c.cost(self.count) for c in named) + _HEADER_TOKENS * len(
+            {c.section for c in named})
+        reserve = min(self._details_need(present),
+                      int(max(0, remaining - named_cost) * details_share))
+        remaining -= reserve
+
+        ranked = self._rank(key, present, boost, remaining)
         chosen: list[Candidate] = []
         started: set[str] = set()
         remaining = self._greedy(ranked, chosen, started, remaining)
@@ -637,6 +774,9 @@ class SummaryBuilder:
         if reserve and remaining > 8:  # what the details did not need goes to more items
             taken = {id(c) for c in chosen}
             self._greedy([c for c in ranked if id(c) not in taken], chosen, started, remaining)
+        if overview:  # an overview entry whose fragments found no room as items goes too
+            cited = {s for c in chosen for s in c.sources}
+            short = [item for item in short if cited.issuperset(item.sources)]
         summary = self._summary(short, chosen)
         for _ in range(_TOP_UPS):
             # Lines counted one by one add up to more than the text counted whole: use the
@@ -653,23 +793,81 @@ class SummaryBuilder:
             summary = self._summary(short, chosen)
         return summary, chosen
 
-    def _spread(self, ranked: list[Candidate],
-                key: Callable[[Candidate], tuple[float, int]]) -> list[Candidate]:
-        """Reorder so the summary covers the whole past: each candidate gives up
-        ``_SPREAD`` priority per better candidate from the same stretch of the range."""
-        if not self.range:
-            return ranked
-        first, span = self.range[0], max(1, self.range[-1] - self.range[0] + 1)
-        taken: dict[int, int] = {}
-        scored: list[tuple[float, int, Candidate]] = []
-        for cand in ranked:
-            stretch = min(_STRETCHES - 1, max(0, (cand.order - first) * _STRETCHES // span))
-            rank = taken.get(stretch, 0)
-            taken[stretch] = rank + 1
-            primary, order = key(cand)
-            scored.append((primary + _SPREAD * rank, order, cand))
-        scored.sort(key=lambda t: (t[0], t[1]))
-        return [c for _, _, c in scored]
+    def _rank(self, key: Callable[[Candidate], tuple[float, int]], present: str,
+              boost: dict[str, float], room: int) -> list[Candidate]:
+        """The order in which candidates are offered to the fill: pinned ones first (by
+        priority), then those the re-fit boosts, then by how much new information each adds
+        per token (a greedy for the budgeted maximum-coverage problem): its priority plus
+        the weight of the words and exact facts it shows that no better-ranked item (nor the
+        rest of the output) shows yet, over its estimated tokens. Log lines (their text
+        depends on what is taken before them) follow by priority."""
+        pinned: list[Candidate] = []
+        boosted: list[Candidate] = []
+        free: list[Candidate] = []
+        log: list[Candidate] = []
+        for cand in self.candidates:
+            if cand.section == "log":
+                log.append(cand)
+            elif -key(cand)[0] >= _PIN:
+                pinned.append(cand)
+            elif boost and any(s in boost for s in cand.sources):
+                boosted.append(cand)
+            else:
+                free.append(cand)
+        pinned.sort(key=key)
+        boosted.sort(key=key)
+        pinned += boosted
+        log.sort(key=key)
+        costs = [_estimate(c.text) + _ITEM_OVERHEAD for c in free]
+        if sum(costs) <= room * _ALL_FIT:  # all of them fit: no choice to make
+            return pinned + sorted(free, key=key) + log
+        units, weight, holders = self._coverage_index()
+        covered = set(_units(present)) if present else set()
+        for cand in pinned:
+            covered |= units.get(id(cand), set())
+        # gain: weight (in thousandths, whole numbers: sums do not depend on their order) of
+        # a candidate's units not covered yet, kept up to date through the unit's holders
+        gain = {id(c): sum(weight[u] for u in units[id(c)] - covered) for c in free}
+        base = {id(c): int(max(0.0, -key(c)[0]) * _BASE_WEIGHT * 1000) for c in free}
+        cost = {id(c): k for c, k in zip(free, costs)}
+        by_id = {id(c): c for c in free}
+        # ties go to the earlier fragment, then to the earlier candidate
+        heap = [(-(base[id(c)] + gain[id(c)]) / cost[id(c)], key(c)[1], n, id(c))
+                for n, c in enumerate(free)]
+        heapq.heapify(heap)
+        order: list[Candidate] = []
+        while heap:
+            _, tie, n, cid = heapq.heappop(heap)
+            fresh = -(base[cid] + gain[cid]) / cost[cid]
+            if heap and fresh > heap[0][0]:
+                heapq.heappush(heap, (fresh, tie, n, cid))
+                continue
+            order.append(by_id[cid])
+            for u in units[cid] - covered:
+                covered.add(u)
+                w = weight[u]
+                for holder in holders[u]:
+                    if holder in gain:
+                        gain[holder] -= w
+        return pinned + order + log
+
+    def _coverage_index(self) -> tuple[dict[int, set[str]], dict[str, int], dict[str, list[int]]]:
+        """Per candidate (by ``id``) its units; per unit its weight (inverse document
+        frequency over the candidates, 0-1000, doubled for exact-fact-like units) and the
+        candidates holding it. Built once: the candidates' texts do not change."""
+        if self._coverage is None:
+            units = {id(c): _units(c.text) for c in self.candidates if c.section != "log"}
+            df = Counter(chain.from_iterable(units.values()))
+            n = len(units) + 1
+            scale = math.log(n + 1) or 1.0
+            weight = {u: int(1000 * math.log((n + 1) / (d + 0.5)) / scale
+                             * (_FACT_UNIT if _fact_like(u) else 1.0)) for u, d in df.items()}
+            holders: dict[str, list[int]] = {u: [] for u in df}
+            for cid, found in units.items():
+                for u in found:
+                    holders[u].append(cid)
+            self._coverage = (units, weight, holders)
+        return self._coverage
 
     def _greedy(self, ranked: list[Candidate], chosen: list[Candidate], started: set[str],
                 remaining: int) -> int:
@@ -696,13 +894,14 @@ class SummaryBuilder:
         return remaining
 
     def _summary(self, short: list[SummaryItem], chosen: list[Candidate]) -> Summary:
-        keys = [s.key for s in self.template.sections] + list(_EXTRA_TITLES)
+        own = [s.key for s in self.template.sections]
+        keys = own + [k for k in _EXTRA_TITLES if k not in own]
         by_section: dict[str, list[Candidate]] = {k: [] for k in keys}
         for cand in chosen:
             by_section[cand.section].append(cand)
         sections = tuple(
             SummarySection(k, self.section_title(k),
-                           tuple(c.item() for c in sorted(by_section[k], key=lambda c: c.order)))
+                           self._items(sorted(by_section[k], key=lambda c: c.order)))
             for k in keys if by_section[k]
         )
         first = self.fragments[self.range[0]].id if self.range else ""
@@ -716,6 +915,56 @@ class SummaryBuilder:
             fragments=(first, last),
             kept=self.kept,
         )
+
+    def _items(self, cands: list[Candidate]) -> tuple[SummaryItem, ...]:
+        """Items in order. Timeline lines merge into one line per date (per message when
+        the conversation has no dates): one bullet, one citation, each speaker named where
+        the turn changes."""
+        out: list[SummaryItem] = []
+        run: list[Candidate] = []
+        sep = "" if self.language == "zh" else " "
+
+        def flush() -> None:
+            if not run:
+                return
+            if len(run) == 1:
+                out.append(run[0].item())
+            else:
+                pieces: list[str] = []
+                for k, c in enumerate(run):
+                    same = k and c.speaker == run[k - 1].speaker
+                    pieces.append(c.text if same else f"{c.speaker}: {c.text}")
+                first = run[0]
+                sources = tuple(dict.fromkeys(s for c in run for s in c.sources))
+                level = "HIGH" if any(c.level == "HIGH" for c in run) else first.level
+                out.append(SummaryItem(sep.join(pieces), sources, first.type, level,
+                                       first.date))
+            run.clear()
+
+        for cand in cands:
+            if run and cand.speaker and self._same_line(run, cand):
+                run.append(cand)
+                continue
+            flush()
+            if cand.speaker:
+                run.append(cand)
+            else:
+                out.append(cand.item())
+        flush()
+        return tuple(out)
+
+    def _same_line(self, run: list[Candidate], cand: Candidate) -> bool:
+        last = run[-1]
+        if last.date is not None:
+            if cand.date != last.date:
+                return False
+        elif self._message_of(cand) != self._message_of(last):
+            return False
+        return sum(len(c.text) for c in run) + len(cand.text) <= _LINE_CHARS
+
+    def _message_of(self, cand: Candidate) -> int:
+        return self.fragments[cand.order].provenance.message if 0 <= cand.order < len(
+            self.fragments) else -1
 
     def unused(self, cited: set[str]) -> list[str]:
         """Fragments of the range in no item and not dropped for a reason: no room."""
@@ -759,6 +1008,60 @@ def _prefixed(speaker: str, make: Callable[[], str]) -> Callable[[], str]:
 
 def _with_fix(make: Callable[[], str], fix: str, word: str) -> Callable[[], str]:
     return lambda: f"{make()} → {word}: {fix}"
+
+
+_UNIT = re.compile(r"[^\s`'\"(),;=|\[\]{}<>，。；：（）、！？“”‘’…\u3400-\u9fff]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_UNIT_STRIP = ".:!?-*#"
+
+
+def _units(text: str) -> set[str]:
+    """The information a line carries, as units: its distinct words (lowercase, common
+    words and one- or two-letter words left out; exact-fact-like tokens such as paths,
+    numbers and ids whole) and the character pairs of its Chinese runs."""
+    out = set()
+    for piece in _UNIT.findall(text.lower()):
+        word = piece.strip(_UNIT_STRIP)
+        if (len(word) >= 3 or (word and not word.isalpha())) and word not in _COMMON:
+            out.add(word)
+    if not text.isascii():
+        for run in _CJK_RUN.findall(text):
+            out.update(run[k:k + 2] for k in range(max(1, len(run) - 1)))
+    return out
+
+
+def _fact_like(unit: str) -> bool:
+    """A path, number, id or flag rather than a word (a digit or punctuation in it)."""
+    return not unit.isalpha()
+
+
+def _estimate(text: str) -> float:
+    """Tokens of ``text``, roughly (a quarter token per Latin character, one per Han
+    character): enough to rank candidates; the fill counts exactly."""
+    n = len(text)
+    wide = (len(text.encode("utf-8")) - n) // 2
+    return (n - wide) / 4 + wide
+
+
+def mostly_talk(analysis: Analysis) -> bool:
+    """The conversation is mostly social talk: no tool use or code to speak of, and a good
+    share of small talk (or it holds an earlier summary that was a timeline). Its summary
+    reads best as a timeline (who said what, when) than sorted into goals, decisions and
+    facts."""
+    titles = [f"\n## {title}\n" for spec in builtin_templates()["log"].sections
+              for title in spec.title.values()]
+    for message in analysis.conversation.messages:  # an earlier summary was a timeline
+        if message.role == "user" and HEADER.match(message.text) and any(
+                title in message.text for title in titles):
+            return True
+    frags = analysis.segmentation.fragments
+    types = analysis.classifications
+    talk = [i for i, f in enumerate(frags) if f.role != "system"]
+    if len(talk) < _TALK_MIN_FRAGMENTS:
+        return False
+    technical = sum(1 for i in talk if frags[i].kind in _TECHNICAL_KINDS)
+    chat = sum(1 for i in talk if types[i].type == "chitchat")
+    return technical <= _TALK_MAX_TECHNICAL * len(talk) and chat >= _TALK_MIN_CHAT * len(talk)
 
 
 def fragment_language(fragments: list[Fragment] | tuple[Fragment, ...]) -> str:

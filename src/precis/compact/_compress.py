@@ -3,7 +3,8 @@
 Steps (one pass, no LLM):
 
 1. count every message (by the chosen tokenizer) and analyse the conversation (types,
-   importance, duplicates, requirement chains);
+   importance, duplicates, requirement chains); a conversation that is mostly small talk
+   gets the ``log`` template (a timeline) instead of the default ``sections``;
 2. choose the recent messages kept verbatim: the level's ``keep_last``, never starting
    inside a tool exchange, and with a budget only as many as fit its tail share (when even
    the last message does not fit, its long parts are cut to their core);
@@ -11,9 +12,11 @@ Steps (one pass, no LLM):
    token allowance that is left (the level's share of the older messages, or what the
    budget leaves);
 4. check what was lost (exact facts and HIGH fragments of the summarized messages); below
-   the floor, re-fit the summary with priority for the fragments whose facts were lost;
+   the floor, re-fit the summary with priority for the fragments whose facts were lost and
+   all the room the list of exact details needs;
 5. repair tool-call pairs and role order so both APIs accept the list, and verify the
-   budget on the final list (shrinking the summary while it is over).
+   budget on the final list and on its text (shrinking the summary while either is over).
+   Without a budget, a result that would be no shorter than the input is the input.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import replace
 
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
-from precis.compact._build import SummaryBuilder, fragment_language
+from precis.compact._build import DETAILS_SHARE, SummaryBuilder, fragment_language, mostly_talk
 from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
 from precis.compact._pairs import repair, valid_starts, window_start
@@ -40,7 +43,8 @@ from precis.tokens import TokenCounter, get_counter
 __all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
 
 DEFAULT_QUALITY_FLOOR = 0.95
-TAIL_SHARE = 0.6  # with a budget, recent messages take at most this share of what is left
+TAIL_SHARE = 0.3  # with a budget, recent messages take at most this share of what is left
+_TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
 _REFITS = 2
 _BOOST = 6.0
@@ -64,7 +68,10 @@ def compress(
     a token limit the output is guaranteed to fit, counted by ``tokenizer`` (a name for
     :func:`precis.get_counter` or a :class:`~precis.tokens.TokenCounter`). ``keep_last``
     overrides the level's number of recent messages kept verbatim. ``quality_floor`` is the
-    share of exact facts the summary must keep before a re-fit is tried.
+    share of exact facts the summary must keep before a re-fit is tried. ``template`` is a
+    built-in name, a JSON file or a :class:`Template`; the name ``"sections"`` (the
+    default) gives a conversation that is mostly small talk the ``log`` layout (a
+    timeline); pass ``get_template("sections")`` to keep the sections regardless.
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -96,6 +103,8 @@ def compress(
     timings["analyze"] = time.perf_counter() - t
     fragments = analysis.segmentation.fragments
     language = fragment_language(fragments)
+    if template == "sections" and mostly_talk(analysis):
+        tmpl = get_template("log")  # the default layout, for a conversation of small talk
     system = [i for i, m in enumerate(messages) if m.role == "system"]
     dialog = [i for i, m in enumerate(messages) if m.role != "system"]
     system_tokens = sum(sizes[i] for i in system)
@@ -154,6 +163,10 @@ def compress(
         allowance = max(preset.min_room, int(preset.room * (older_tokens - prior_tokens)))
         allowance += prior_tokens
     present = render_messages([messages[i] for i in system if i < start] + tail)
+    if budget is not None and present:
+        # result.text() names speakers and call ids the list as sent does not: the summary
+        # leaves room for that too (else the fit below would have to shrink it again)
+        allowance = min(allowance, budget - counter.count(present) - _TEXT_FRAME)
     summary, _ = builder.fill(allowance, present=present)
     timings["summarize"] = time.perf_counter() - t
 
@@ -174,6 +187,7 @@ def compress(
     out, origin, repairs = assemble(summary)
     retention = measure_retention(high_facts, high_ids, render_messages(out), summary.sources())
     initial = allowance
+    refit: tuple[dict[str, float] | None, float] = (None, DETAILS_SHARE)
     for _ in range(_REFITS):
         if retention.facts >= quality_floor or not retention.lost_in:
             break
@@ -181,26 +195,36 @@ def compress(
         if budget is None:  # no budget: more room for what was lost (once, not compounded,
             # so a heavier level stays smaller than a lighter one)
             allowance = min(int(initial * 1.5), max(initial, older_tokens))
-        candidate, _ = builder.fill(allowance, boost, present)
+        # and within the room, the list of exact details may take all it needs
+        candidate, _ = builder.fill(allowance, boost, present, details_share=1.0)
         c_out, c_origin, c_repairs = assemble(candidate)
         c_ret = measure_retention(high_facts, high_ids, render_messages(c_out), candidate.sources())
         if (c_ret.facts, c_ret.high) <= (retention.facts, retention.high):
             break
         summary, retention, out, origin, repairs = candidate, c_ret, c_out, c_origin, c_repairs
+        refit = (boost, 1.0)
     timings["quality"] = time.perf_counter() - t
 
+    def size(msgs: list[Message]) -> int:
+        """Tokens of the list as sent, and of its text (``result.text()``) when that is
+        longer: the budget holds for both."""
+        tokens = counter.count_messages(msgs)
+        if budget is not None and tokens <= budget:
+            tokens = max(tokens, counter.count(render_messages(msgs)))
+        return tokens
+
     t = time.perf_counter()
-    compressed = counter.count_messages(out)
+    compressed = size(out)
     while budget is not None and compressed > budget and allowance > 0:
         allowance -= compressed - budget + 8
-        summary, _ = builder.fill(max(0, allowance), present=present)
+        summary, _ = builder.fill(max(0, allowance), refit[0], present, details_share=refit[1])
         out, origin, repairs = assemble(summary)
-        compressed = counter.count_messages(out)
+        compressed = size(out)
     final: Summary | None = summary
     if budget is not None and compressed > budget:
         final = None  # only when the tail alone is over: the summary goes
         out, origin, repairs = assemble(None)
-        compressed = counter.count_messages(out)
+        compressed = size(out)
     if budget is not None and compressed > budget:
         if preset.keep_last > 0:  # the recent messages cannot be cut to fit: summarize all
             return compress(conv, level=level, budget=budget, template=tmpl, tokenizer=counter,
@@ -208,6 +232,10 @@ def compress(
                             analysis_config=analysis_config, voter=voter)
         raise ConfigError(
             f"budget {budget} is too small: the output takes at least {compressed} tokens")
+    if budget is not None:
+        compressed = counter.count_messages(out)  # the list as sent (its text fits too)
+    elif compressed >= as_is_tokens:
+        return unchanged()  # a summary would not make this conversation any shorter
     cited = final.sources() if final else set()
     retention = measure_retention(high_facts, high_ids, render_messages(out), cited)
     timings["fit"] = time.perf_counter() - t

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import re
 
-from precis.compact._facts import facts
+from precis.compact._facts import command_lines, exact_facts, facts, heredoc_end
 from precis.compact._labels import label
 from precis.model import Conversation, ToolCall, ToolResult
 from precis.segment.model import Fragment
 
-__all__ = ["code_stub", "core_text", "digest", "tool_call_digest"]
+__all__ = ["code_stub", "core_text", "digest", "json_shape", "script_digest", "tool_call_digest"]
 
 _SPACE = re.compile(r"\s+")
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+|(?<=[。！？；])")
@@ -24,6 +24,7 @@ _DEFINES = re.compile(
     r"(?:def|class|function|fn|func|struct|enum|trait|interface|type|impl|module|const|let|var)"
     r"\s+([A-Za-z_$][\w$]*)"
     r"|^\s*([A-Za-z_][\w]*)\s*(?::[^=\n]+)?=\s*(?:function|lambda|\(|async)"
+    r"|^\s*([A-Za-z_][\w-]*)\s*\(\)\s*\{"  # a shell function
     r"|\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?"
     r"(?:TABLE|VIEW|INDEX|FUNCTION|PROCEDURE|TRIGGER|MATERIALIZED\s+VIEW)\s+"
     r"(?:IF\s+NOT\s+EXISTS\s+)?([\w.\"`]+)",
@@ -31,8 +32,10 @@ _DEFINES = re.compile(
 )
 _SQL_TABLES = re.compile(r"\b(?:FROM|JOIN|UPDATE|INTO)\s+([\w.\"`]+)", re.IGNORECASE)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})[^\n]*\n?|\n?\s*(`{3,}|~{3,})\s*$")
-_ARG_KEYS = ("command", "cmd", "code", "query", "sql", "path", "file_path", "filepath",
-             "file", "url", "pattern", "old_str", "new_str", "content", "text", "input")
+_ARG_KEYS = ("command", "cmd", "commands", "script", "code", "query", "sql", "path",
+             "file_path", "filepath", "file", "url", "pattern", "old_str", "new_str", "content",
+             "text", "input")
+_SCRIPT_KEYS = frozenset({"command", "cmd", "commands", "script"})
 _ERROR_LINE = re.compile(
     r"^(?:E\s+)?[\w.]*(?:Error|Exception)\b\s*[:(]|^Traceback|\bFAILED\b|^FAIL:"
     r"|^(?:error|fatal)(?:\[\w+\])?:|panicked at|^错误|失败：|异常：",
@@ -62,6 +65,7 @@ def _clip(text: str, limit: int) -> str:
 def core_text(text: str, limit: int, language: str = "en") -> str:
     """The core of a long text: its first sentence, then the sentences that carry exact facts,
     within ``limit`` characters; facts left out are listed verbatim after it."""
+    original = text
     text = _LIST_MARK.sub("", _SPACE.sub(" ", text).strip(), count=1)
     if len(text) <= limit:
         return text
@@ -74,7 +78,7 @@ def core_text(text: str, limit: int, language: str = "en") -> str:
             kept.append(sentence)
             used += len(sentence) + 1
     core = joiner.join(kept)
-    missing = [f.text for f in facts(text) if f.text not in core]
+    missing = [f.text for f in exact_facts(original) if f.text not in core]
     if missing:
         unique = list(dict.fromkeys(missing))[:8]
         core += f" ({label(language, 'more_facts')}: {', '.join(unique)})"
@@ -127,6 +131,37 @@ def code_stub(text: str, kind: str, lang_hint: str | None, language: str = "en")
     return "[" + head + ("; " + "; ".join(details) if details else "") + "]"
 
 
+def script_digest(script: str, limit: int, language: str = "en") -> str:
+    """A shell script as one line: its commands verbatim, joined by ``; ``, a here-document
+    folded to a stub (``cat > f.py <<'EOF' [python code, 12 lines]``); whole commands while
+    they fit ``limit``, then ``…``."""
+    parts: list[str] = []
+    body: list[str] = []
+    until: str | None = None
+    for raw in script.splitlines():
+        if until is not None:
+            if raw.strip() == until:
+                parts[-1] += " " + code_stub("\n".join(body), "code", None, language)
+                until, body = None, []
+            else:
+                body.append(raw)
+            continue
+        line = command_lines(raw)
+        if not line:
+            continue
+        parts.append(line[0])
+        until = heredoc_end(line[0])
+    if until is not None and body:
+        parts[-1] += " " + code_stub("\n".join(body), "code", None, language)
+    out = ""
+    for part in parts:
+        joined = f"{out}; {part}" if out else part
+        if len(joined) > limit:
+            return (out + "; …") if out else _clip(part, limit)
+        out = joined
+    return out
+
+
 def tool_call_digest(call: ToolCall, limit: int, language: str = "en") -> str:
     """``name(command)``: the call's telling arguments (a command, path or query) verbatim."""
     args: object
@@ -142,6 +177,8 @@ def tool_call_digest(call: ToolCall, limit: int, language: str = "en") -> str:
                 continue
             if key in _BODY_KEYS and "\n" in value.strip():
                 shown.append(code_stub(value, "code", None, language))
+            elif key in _SCRIPT_KEYS and "\n" in value.strip():
+                shown.append(script_digest(value, limit * 2, language))
             else:
                 shown.append(_clip(_SPACE.sub(" ", value).strip(), limit))
             new = args.get("new_str")
@@ -159,6 +196,33 @@ def tool_call_digest(call: ToolCall, limit: int, language: str = "en") -> str:
     return f"{call.name}({inner})" if inner else f"{call.name}()"
 
 
+def json_shape(text: str, limit: int) -> str | None:
+    """JSON ``text`` in brief: itself (compact) when it fits ``limit``, else its shape,
+    ``{user_id, name, address, …}`` or ``[12 items: {flight_number, origin, …}]``; None
+    when the text is no JSON object or array."""
+    stripped = text.strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    compact = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    if len(compact) <= limit:
+        return compact
+    return _shape(value)
+
+
+def _shape(value: object) -> str:
+    if isinstance(value, dict):
+        keys = [str(k) for k in value]
+        return "{" + ", ".join(keys[:_MAX_NAMES]) + (", …" if len(keys) > _MAX_NAMES else "") + "}"
+    if isinstance(value, list):
+        inner = f": {_shape(value[0])}" if value and isinstance(value[0], (dict, list)) else ""
+        return f"[{len(value)} items{inner}]"
+    return json.dumps(value, ensure_ascii=False)[:80]
+
+
 def _tool_result_digest(
     result: ToolResult, text: str, limit: int, language: str, name: str | None
 ) -> str:
@@ -169,7 +233,10 @@ def _tool_result_digest(
     error_line = next((line for line in lines if _ERROR_LINE.search(line)), None)
     key = "tool_error" if result.is_error or error_line else "tool_result"
     first = error_line or lines[0]
-    if result.is_error or len(lines) == 1:
+    shape = None if error_line else json_shape(text, limit)
+    if shape is not None:
+        body = shape
+    elif result.is_error or len(lines) == 1:
         body = core_text(first, limit, language)
     else:
         body = core_text(first, limit, language) + f" ({label(language, 'lines', n=len(lines))})"
@@ -199,3 +266,4 @@ def digest(
     if kind == "image":
         return f"[{label(language, 'image')}] " + core_text(fragment.text, limit, language)
     return core_text(fragment.text, limit, language)
+

@@ -1,7 +1,8 @@
 """Exact facts in a text: URLs, paths, commands, identifiers, numbers, error names.
 
 These are what a summary must carry verbatim (the quality check counts them) and what a cut
-may never split (the digest keeps them whole). One regular-expression pass per text.
+may never split (the digest keeps them whole). One regular-expression pass per token that
+is not a plain word.
 """
 
 from __future__ import annotations
@@ -9,27 +10,37 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-__all__ = ["FACT_KINDS", "Fact", "facts"]
+__all__ = ["FACT_KINDS", "Fact", "command_lines", "exact_facts", "facts", "heredoc_end"]
 
 FACT_KINDS = ("url", "path", "command", "identifier", "number", "error")
 
+_EXTENSIONS = (
+    "py|pyi|js|mjs|cjs|ts|tsx|jsx|json|jsonl|md|rst|sql|ya?ml|toml|go|rs|java|c|h|cpp|hpp"
+    "|csv|txt|sh|ini|cfg|conf|lock|html|css|scss|rb|php|kt|swift|xml|env|log|ipynb|vue"
+    "|svelte|dart|exs?|erl|hs|scala|lua|tf|proto|gradle|ps1|bat|patch|diff|pdf|png|jpe?g|svg"
+    "|whl|wasm|sqlite|db|parquet|pkl"
+)
 _PATTERN = re.compile(
     r"(?P<url>\b(?:https?|ftp|file|s3|gs)://[^\s`'\"<>)\]}，。）]+)"
     r"|`(?P<command>[^`\s][^`\n]{0,118}[^`\s])`"
+    r"|(?P<date>(?<![\w.-])\d{4}-\d{2}-\d{2}"
+    r"(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w-]))"
     r"|(?P<error>\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b)"
     r"|(?P<path>(?<![\w.~@/:-])(?:~|\.{1,2})?(?:/[\w.@~+-]+){2,}/?"
     r"|(?<![\w/.-])[\w.-]+(?:/[\w.@+-]+)+\.[A-Za-z0-9]{1,6}\b"
-    r"|(?<![\w/.-])[\w-]+\.(?:py|js|ts|tsx|jsx|json|jsonl|md|sql|ya?ml|toml|go|rs|java|c|h|cpp"
-    r"|csv|txt|sh|ini|cfg|lock|html|css|rb|php|kt|swift|xml|env|log)\b)"
-    r"|(?P<identifier>\b[0-9a-f]{7,40}\b(?=[^\w]|$)"
+    rf"|(?<![\w/.-])[\w-]+\.(?:{_EXTENSIONS})\b)"
+    r"|(?P<identifier>\b[0-9a-f]{7,64}\b(?=[^\w]|$)"
     r"|\b[A-Z][A-Z0-9]+-\d+\b"
     r"|\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{5,}\b"
     r"|(?<!\\)\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"
     r"|(?<!\\)\b[a-z]+[A-Z][A-Za-z0-9]*\b"
     r"|(?<![\w/.-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"  # k8s-prod-eu, us-east-1
-    r"|--[a-z][\w-]+)"
+    r"|(?<![\w-])--[a-z][\w-]+)"
     r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)+%?|(?<![\w.])\d{2,}%?|(?<![\w.])\d%)"
 )
+_COMMAND_SPAN = re.compile(r"`([^`\s][^`\n]{0,118}[^`\s])`")
+_TOKEN = re.compile(r"\S+")
+_WORD_EDGES = ".,;:!?()[]{}\"'*"
 
 
 class Fact(NamedTuple):
@@ -40,17 +51,214 @@ class Fact(NamedTuple):
 
 
 def facts(text: str) -> list[Fact]:
-    """The exact facts of ``text`` in order (kinds: :data:`FACT_KINDS`)."""
+    """The exact facts of ``text`` in order (kinds: :data:`FACT_KINDS`).
+
+    Only a command in backticks or a date holds a space; every other fact lies within one
+    whitespace-delimited token. So the text is read token by token, and a token that is a
+    plain word (letters only, all lowercase, capitalised or all capitals) is skipped
+    without running the pattern: most of prose is.
+    """
     out: list[Fact] = []
-    for m in _PATTERN.finditer(text):
-        kind = m.lastgroup or "identifier"
-        value = m.group(kind)
-        if kind == "identifier" and text.startswith('":', m.end()):
-            continue  # a JSON key names a field; it is not a fact
-        if kind == "url":
-            value = value.rstrip(".,;:!?")
-        elif kind == "number" and value.endswith((",", ".", ":")):
-            value = value[:-1]
-        start = m.start(kind)
-        out.append(Fact(kind, value, start, start + len(value)))
+    pos = 0
+    if "`" in text:
+        for span in _COMMAND_SPAN.finditer(text):
+            _scan(text, pos, span.start(), out)
+            out.append(Fact("command", span.group(1), span.start(1), span.end(1)))
+            pos = span.end()
+    _scan(text, pos, len(text), out)
     return out
+
+
+def _scan(text: str, start: int, end: int, out: list[Fact]) -> None:
+    for token_match in _TOKEN.finditer(text, start, end):
+        token = token_match.group()
+        core = token.strip(_WORD_EDGES)
+        if core.isalpha() and (core.islower() or core.isupper()
+                               or (core[0].isupper() and core[1:].islower())):
+            continue  # a plain word
+        base = token_match.start()
+        for m in _PATTERN.finditer(token):
+            group = m.lastgroup or "identifier"
+            value = m.group(group)
+            kind = "number" if group == "date" else group  # a date or time is a number
+            if kind == "identifier" and token.startswith('":', m.end()):
+                continue  # a JSON key names a field; it is not a fact
+            if kind == "url":
+                value = value.rstrip(".,;:!?")
+            elif kind == "path" and value.endswith("."):
+                value = value.rstrip(".")  # the end of a sentence, not of the path
+                if not value:
+                    continue
+            elif kind == "number" and value.endswith((",", ".", ":")):
+                value = value[:-1]
+            at = base + m.start(group)
+            out.append(Fact(kind, value, at, at + len(value)))
+
+
+# -- shell commands and line-number gutters (what the compactor counts on top of facts()) --
+
+_PROGRAMS = (
+    # tools whose name is no English word: a line starting with one is a command
+    "git|pip|pip3|pipx|python|python3|pytest|uv|uvx|cargo|rustc|rustup|npm|npx|yarn|pnpm"
+    "|node|deno|bun|cmake|ninja|ls|rg|sed|awk|mkdir|rmdir|rm|cp|mv|chmod|chown|curl|wget"
+    "|docker|podman|kubectl|helm|terraform|ruff|mypy|pyright|black|isort|flake8|pylint|tox"
+    "|nox|poetry|conda|bash|sh|zsh|wc|xargs|grep|egrep|apt|apt-get|brew|tar|unzip|gzip|gcc"
+    "|g\\+\\+|clang|javac|mvn|gradle|ssh|scp|rsync|sudo|psql|mysql|sqlite3|jq|yq|gh|aws"
+    "|gcloud|az|mix|iex|gem|bundle|rake|composer|dotnet|tsc|eslint|prettier|jest|vitest"
+    "|webpack|vite|pre-commit|alembic|uvicorn|gunicorn|cd|pwd|ln|du|df|ps|lsof|nproc"
+    "|systemctl|journalctl"
+)
+_WORDISH = (
+    # tools named like English words: a command only with a technical argument
+    "make|find|cat|head|tail|sort|uniq|cut|touch|echo|printf|export|source|diff|patch|tree"
+    "|go|just|env|which|kill|time|watch|test|set|tee|less|open|file|stat|date|java|ruby"
+    "|php|swift|elixir|perl|lua|zip|tr"
+)
+_KNOWN = frozenset(_PROGRAMS.replace("\\", "").split("|"))
+_WORDISH_SET = frozenset(_WORDISH.split("|"))
+_PROMPT_HEAD = re.compile(r"\$|bash-\$|[\w.-]+@[\w.-]+(?::\S*)?[$#]")
+_TECHNICAL = re.compile(r"(?:^|\s)-{1,2}\w|[/=|<>$*]|&&|\.\w|\w\.\w")
+_SHELL_FENCE = re.compile(
+    r"^[ \t]*(`{3,}|~{3,})[ \t]*(?:bash|sh|shell|console|zsh|terminal|shell-session|cmd"
+    r"|powershell|ps1?)[ \t]*\n(?P<body>.*?)^[ \t]*\1",
+    re.MULTILINE | re.DOTALL | re.IGNORECASE,
+)
+_PROMPT = re.compile(r"^(?:\$|bash-\$|[\w.-]+@[\w.-]+(?::\S*)?[$#])[ \t]+")
+_HEREDOC = re.compile(r"<<-?[ \t]*['\"]?(\w+)['\"]?")
+_SCRIPT_KEYS = frozenset({"command", "commands", "cmd", "script"})
+_GUTTER_AFTER = re.compile(r"→|\t|:(?:[ \t]|\r?$)|\|", re.MULTILINE)
+_MAX_COMMAND = 300
+
+
+def command_lines(script: str) -> list[str]:
+    """The commands of a shell script or command argument: one per line, without prompts,
+    comments and the bodies of here-documents (``cat > f <<'EOF' ... EOF``)."""
+    out: list[str] = []
+    until: str | None = None
+    for raw in script.splitlines():
+        line = raw.strip()
+        if until is not None:
+            if line == until:
+                until = None
+            continue
+        line = _PROMPT.sub("", line)
+        if not line or line.startswith("#") or len(line) > _MAX_COMMAND:
+            continue
+        out.append(line)
+        until = heredoc_end(line)
+    return out
+
+
+def heredoc_end(line: str) -> str | None:
+    """The word that ends the here-document ``line`` opens (``cat > f <<'EOF'`` -> ``EOF``),
+    or None."""
+    found = _HEREDOC.search(line)
+    return found.group(1) if found else None
+
+
+def _sentence_like(line: str) -> bool:
+    return line.endswith((".", "?", "!", ":", "。", "？", "！", "：")) and " " in line
+
+
+def _shell_commands(text: str) -> list[Fact]:
+    """Command lines of ``text``: prompted lines (``$ cmd``), lines of shell-tagged code
+    blocks, and lines that start with a command-line tool."""
+    out: list[Fact] = []
+    if "```" in text or "~~~" in text:
+        for block in _SHELL_FENCE.finditer(text):
+            base = block.start("body")
+            for line in command_lines(block.group("body")):
+                start = text.find(line, base)
+                out.append(Fact("command", line, start, start + len(line)))
+    offset = 0
+    for raw in text.split("\n"):
+        line_start, offset = offset, offset + len(raw) + 1
+        words = raw.split(None, 1)
+        if not words:
+            continue
+        head = words[0]
+        if _PROMPT_HEAD.fullmatch(head):
+            if len(words) < 2:
+                continue
+            line = words[1].rstrip()
+        elif head in _KNOWN or head in _WORDISH_SET:
+            line = raw.strip()
+            technical = _TECHNICAL.search(line) is not None
+            if head in _KNOWN:
+                if _sentence_like(line) and not technical:
+                    continue
+            elif len(words) < 2 or _sentence_like(line) or not technical:
+                continue
+        else:
+            continue
+        if not line or len(line) > _MAX_COMMAND or "`" in line:
+            continue
+        start = line_start + raw.find(line)
+        out.append(Fact("command", line, start, start + len(line)))
+    return out
+
+
+def _json_facts(text: str) -> list[Fact] | None:
+    """The exact facts of JSON ``text`` (a tool call's arguments), read from its decoded
+    strings (a ``\\n`` escape is a line break, not part of a path); the lines of a
+    ``command`` / ``cmd`` / ``commands`` / ``script`` value are commands. Offsets point
+    into the decoded strings joined by line breaks. None when it is no JSON."""
+    import json
+
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, (dict, list)):
+        return None
+    strings: list[str] = []
+    commands: list[str] = []
+    stack: list[tuple[str | None, object]] = [(None, value)]
+    while stack:
+        key, item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(reversed([(str(k), v) for k, v in item.items()]))
+        elif isinstance(item, list):
+            stack.extend(reversed([(key, v) for v in item]))
+        elif isinstance(item, str):
+            strings.append(item)
+            if key in _SCRIPT_KEYS:
+                commands.extend(command_lines(item))
+        elif isinstance(item, (int, float)) and not isinstance(item, bool):
+            strings.append(str(item))
+    decoded = "\n".join(strings)
+    found = _plain_facts(decoded)
+    seen = {f.text for f in found if f.kind == "command"}
+    for line in dict.fromkeys(commands):
+        if line not in seen:
+            start = max(0, decoded.find(line))
+            found.append(Fact("command", line, start, start + len(line)))
+    found.sort(key=lambda f: (f.start, -f.end))
+    return found
+
+
+def _gutter(text: str, fact: Fact) -> bool:
+    """``fact`` is the line number of a file listing (``  110→``, ``110:``, ``110\\t``)."""
+    line_start = text.rfind("\n", 0, fact.start) + 1
+    return (not text[line_start:fact.start].strip()
+            and _GUTTER_AFTER.match(text, fact.end) is not None)
+
+
+def exact_facts(text: str) -> list[Fact]:
+    """What a summary must carry verbatim: :func:`facts` plus shell command lines, less the
+    line numbers of file listings; in order of position. JSON text (a tool call's
+    arguments) is read through its decoded strings."""
+    if text.lstrip()[:1] in ("{", "["):
+        found = _json_facts(text)
+        if found is not None:
+            return found
+    return _plain_facts(text)
+
+
+def _plain_facts(text: str) -> list[Fact]:
+    found = [f for f in facts(text) if f.kind != "number" or not _gutter(text, f)]
+    commands = _shell_commands(text)
+    if commands:
+        found.extend(dict.fromkeys(commands))  # a prompted line in a shell block: once
+        found.sort(key=lambda f: (f.start, -f.end))
+    return found

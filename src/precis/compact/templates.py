@@ -1,7 +1,7 @@
 """Summary templates: which sections a summary has, their titles, and what feeds them.
 
-A template is data (``templates.json`` holds the built-in ``sections`` and ``claude``); a user
-adds their own with a JSON file of the same shape::
+A template is data (``templates.json`` holds the built-in ``sections``, ``claude`` and
+``log``); a user adds their own with a JSON file of the same shape::
 
     {"name": "mine", "sections": [
         {"key": "goal", "source": "goal", "types": ["goal"],
@@ -26,6 +26,9 @@ adds their own with a JSON file of the same shape::
     what the assistant was doing last before the recent messages;
 ``next_step``
     the open next step: the latest todo or plan, else the latest user request.
+``log``
+    a timeline of what no other section takes (every fragment, when it is the only
+    section): who said what, in time order, one line per message and date.
 
 ``title`` has an ``en`` and a ``zh`` text; the summary uses the conversation's language.
 """
@@ -52,7 +55,8 @@ __all__ = [
     "template_from_dict",
 ]
 
-SOURCES = ("types", "goal", "errors", "concepts", "user_messages", "current_work", "next_step")
+SOURCES = ("types", "goal", "errors", "concepts", "user_messages", "current_work", "next_step",
+           "log")
 
 
 @dataclass(frozen=True)

@@ -95,4 +95,21 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        "0002_runtime",
+        """
+        CREATE TABLE offloads (
+            id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            messages TEXT NOT NULL
+        );
+        CREATE INDEX offloads_by_session ON offloads (session_id);
+        CREATE TABLE runtime_state (
+            session_id TEXT PRIMARY KEY,
+            saved_at TEXT NOT NULL,
+            state TEXT NOT NULL
+        );
+        """,
+    ),
 )

@@ -251,6 +251,7 @@ class SQLiteStore:
         if vectors is not None and (model is None or len(vectors) != len(cards)):
             raise ValueError("vectors need a model name and one row per card")
         added: list[str] = []
+        appended = 0
         with self._write() as db:
             if session is not None:
                 db.execute(
@@ -278,6 +279,9 @@ class SQLiteStore:
                         "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
                         (model, rowid, _blob(vectors[i])),
                     )
+                    appended += 1
+            if appended:
+                _count(db, "vector_appends", appended)
         return added
 
     def _insert_card(self, db: sqlite3.Connection, card: MemoryCard, now: str) -> int | None:
@@ -524,35 +528,35 @@ class SQLiteStore:
     def _vector_index(self, model: str) -> VectorIndex | None:
         """The in-memory index of ``model``'s vectors, brought up to date with the file.
 
-        Appends made since the last load (by this or another process) are added; any other
-        change (an update or a delete, counted in ``meta.vector_changes``) reloads it all."""
+        Two counters in ``meta`` tell what changed since the last look (two key lookups per
+        search): vectors appended by :meth:`add` (this or another process) are loaded
+        incrementally; any other change (updates, deletes, backfills) reloads them all."""
         from precis.memory.vectors import VectorIndex
 
         db = self._db
-        changes = int(self.get_meta("vector_changes") or 0)
-        top_row, count = db.execute(
-            "SELECT COALESCE(MAX(card_rowid), 0), COUNT(*) FROM vectors WHERE model = ?", (model,)
-        ).fetchone()
+        mark = (int(self.get_meta("vector_changes") or 0),
+                int(self.get_meta("vector_appends") or 0))
         index = self._indexes.get(model)
-        mark = self._index_marks.get(model)
-        if index is not None and mark is not None and mark[0] == changes:
-            if mark[1] == count and mark[2] == top_row:
-                return index
+        seen = self._index_marks.get(model)
+        if index is not None and seen is not None and seen[:2] == mark:
+            return index
+        if index is not None and seen is not None and seen[0] == mark[0]:
             rows = db.execute(
                 "SELECT card_rowid, vec FROM vectors WHERE model = ? AND card_rowid > ? "
                 "ORDER BY card_rowid",
-                (model, mark[2]),
+                (model, seen[2]),
             ).fetchall()
-            if rows and len(index) + len(rows) == count:
+            if rows:
                 ids, vecs = _unpack(rows)
                 index.add(ids, vecs)
-                self._index_marks[model] = (changes, count, top_row)
-                return index
+            self._index_marks[model] = (*mark, int(rows[-1][0]) if rows else seen[2])
+            return index
         rows = db.execute(
             "SELECT card_rowid, vec FROM vectors WHERE model = ? ORDER BY card_rowid", (model,)
         ).fetchall()
         if not rows:
             self._indexes.pop(model, None)
+            self._index_marks.pop(model, None)
             return None
         ids, vecs = _unpack(rows)
         state = db.execute("SELECT data FROM index_state WHERE model = ?", (model,)).fetchone()
@@ -562,7 +566,7 @@ class SQLiteStore:
             index = VectorIndex(vecs.shape[1])
             index.add(ids, vecs)
         self._indexes[model] = index
-        self._index_marks[model] = (changes, count, top_row)
+        self._index_marks[model] = (*mark, int(ids[-1]))
         if index.trained and (state is None or not _same_state(bytes(state[0]), index)):
             self.save_index_state(model)  # the next process restores instead of retraining
         return index
@@ -635,6 +639,44 @@ class SQLiteStore:
                 for suffix in ("", "-wal") if Path(self._path + suffix).exists()
             )
         return out
+
+    # -- agent runtime: offloaded messages and saved state (precis.runtime) --------------
+
+    def put_offload(self, offload_id: str, session_id: str, messages_json: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO offloads VALUES (?, ?, ?, ?)",
+                       (offload_id, session_id, utc_now(), messages_json))
+
+    def get_offload(self, offload_id: str) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT messages FROM offloads WHERE id = ?", (offload_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def offload_ids(self, session_id: str) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM offloads WHERE session_id = ? ORDER BY created_at, id",
+                (session_id,),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def delete_offloads(self, session_id: str) -> None:
+        with self._write() as db:
+            db.execute("DELETE FROM offloads WHERE session_id = ?", (session_id,))
+
+    def save_state(self, session_id: str, state_json: str) -> None:
+        with self._write() as db:
+            db.execute("INSERT OR REPLACE INTO runtime_state VALUES (?, ?, ?)",
+                       (session_id, utc_now(), state_json))
+
+    def load_state(self, session_id: str) -> str | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT state FROM runtime_state WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     # -- embedding cache (precis.memory.embed.EmbeddingCache) ---------------------------
 
@@ -709,11 +751,16 @@ def _same_state(saved: bytes, index: VectorIndex) -> bool:
     return saved == index.export_state()
 
 
-def _count_vector_change(db: sqlite3.Connection) -> None:
+def _count(db: sqlite3.Connection, key: str, by: int = 1) -> None:
     db.execute(
-        "INSERT INTO meta VALUES ('vector_changes', '1') ON CONFLICT(key) DO UPDATE "
-        "SET value = CAST(value AS INTEGER) + 1"
+        "INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+        "SET value = CAST(value AS INTEGER) + excluded.value",
+        (key, str(by)),
     )
+
+
+def _count_vector_change(db: sqlite3.Connection) -> None:
+    _count(db, "vector_changes")
 
 
 def _statements(script: str) -> list[str]:
