@@ -43,7 +43,7 @@ _CARD_COLUMNS = (
     "superseded_by, language, metadata"
 )
 _CONTEXT_CHARS = 600
-# BM25 column weights: the card's own words, then the message before it
+# BM25 column weights: the card's own words, then the messages around it
 _BM25 = "bm25(cards_fts, 1.0, 0.5)"
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
 
@@ -304,15 +304,16 @@ class SQLiteStore:
 
     @staticmethod
     def _context(db: sqlite3.Connection, card: MemoryCard) -> str:
-        """The message just before the card's first source (what it answers or follows),
-        indexed with a low weight so a reply is found by the words of its question."""
+        """The messages just before and after the card's sources (the question a reply
+        answers, the reaction to a statement), indexed with a lower weight so a card is
+        also found by the words of its neighbours."""
         if not card.message_indexes:
             return ""
-        row = db.execute(
-            "SELECT text FROM messages WHERE session_id = ? AND idx = ?",
-            (card.session_id, min(card.message_indexes) - 1),
-        ).fetchone()
-        return index_text(row[0][:_CONTEXT_CHARS]) if row else ""
+        rows = db.execute(
+            "SELECT text FROM messages WHERE session_id = ? AND idx IN (?, ?) ORDER BY idx",
+            (card.session_id, min(card.message_indexes) - 1, max(card.message_indexes) + 1),
+        ).fetchall()
+        return index_text(" ".join(r[0][:_CONTEXT_CHARS] for r in rows))
 
     def _record(self, db: sqlite3.Connection, card_id: str, action: str,
                 card: MemoryCard | None) -> None:

@@ -1,0 +1,348 @@
+"""``ContextMemory``: keeps an agent loop's context under budget (seed 004, done better).
+
+::
+
+    from precis.runtime import ContextMemory
+
+    memory = ContextMemory(max_tokens=32_000)
+    memory.add({"role": "user", "content": "..."})        # OpenAI / Anthropic dicts, Messages
+    ...
+    memory.compress_if_needed()                          # before every model call
+    client.chat.completions.create(model=..., messages=memory.to_openai())
+
+It keeps the full history (``original()``, append-only) apart from the working context
+(``messages()``). When the working context reaches ``msg_threshold`` messages or
+``max_tokens * token_ratio`` tokens, the strategies of seed 004 run in order, lightest first,
+and keep running until the context fits (not one per call); if all six are not enough, precis
+compacts the whole working context to the budget, so it always fits. Tool calls and results
+stay paired after every step. Offloaded originals keep an id that the ``context_reload`` tool
+returns; with a store they survive restarts, and ``save()`` / ``ContextMemory.load()`` carry the
+whole state over.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from precis.compact._pairs import repair
+from precis.errors import ConfigError, NotFoundError, StoreError
+from precis.model import Message, Part, Text
+from precis.runtime.config import ContextConfig
+from precis.runtime.convert import message_from_data, message_to_data, to_messages
+from precis.runtime.events import STRATEGIES, CompressionEvent
+from precis.runtime.strategies import STRATEGY_FUNCTIONS, Outcome, Step, View
+from precis.tokens import TokenCounter, get_counter
+
+if TYPE_CHECKING:
+    from precis.memory.store.sqlite import SQLiteStore
+
+__all__ = ["ContextMemory"]
+
+_STATE_VERSION = 1
+# the strategies' names for seed 004's four prompt slots (precis.llm)
+_SLOTS: dict[str, Any] = {"tool_runs": "tool_calls", "summarize_rounds": "previous_round",
+                          "current_large": "large_message", "current_round": "current_round"}
+
+
+class ContextMemory:
+    """Working context, full history, offloads and an event log for one agent session."""
+
+    def __init__(
+        self,
+        max_tokens: int | None = None,
+        *,
+        config: ContextConfig | None = None,
+        tokenizer: str | TokenCounter = "estimate",
+        session: str = "default",
+        store: SQLiteStore | None = None,
+        llm: Any = None,
+        prompts: Any = None,
+        plan: Callable[[], str | None] | None = None,
+    ) -> None:
+        if config is not None and max_tokens is not None and config.max_tokens != max_tokens:
+            raise ConfigError("give max_tokens either directly or in config, not both",
+                              where="context.max_tokens")
+        self.config = config or (ContextConfig(max_tokens=max_tokens) if max_tokens
+                                 else ContextConfig())
+        self.counter = get_counter(tokenizer) if isinstance(tokenizer, str) else tokenizer
+        self.session = session
+        self.store = store
+        self.llm = llm
+        self.prompts = prompts
+        self.plan = plan
+        self._lock = threading.RLock()
+        self._original: list[Message] = []
+        self._working: list[Message] = []
+        self._tokens: list[int] = []  # per working message, kept in step with _working
+        self._offloads: dict[str, list[Message]] = {}
+        self._events: list[CompressionEvent] = []
+
+    # -- adding and reading ---------------------------------------------------------------
+
+    def add(self, message: Any) -> None:
+        """Append a message (an OpenAI or Anthropic dict, or a precis Message) to both the
+        full history and the working context."""
+        with self._lock:
+            new = to_messages(message, where=f"message {len(self._original)}")
+            for m in new:
+                self._original.append(m)
+                self._working.append(m)
+                self._tokens.append(self.counter.count_message(m))
+
+    def extend(self, messages: Iterable[Any]) -> None:
+        for message in messages:
+            self.add(message)
+
+    def messages(self) -> list[Message]:
+        """The working context (what to send to the model)."""
+        with self._lock:
+            return list(self._working)
+
+    def original(self) -> list[Message]:
+        """Every message ever added, in order (append-only)."""
+        with self._lock:
+            return list(self._original)
+
+    def interaction_messages(self) -> list[Message]:
+        """The user / assistant conversation of the full history without tool traffic: the
+        text of each user and assistant message (calls and results left out)."""
+        out: list[Message] = []
+        with self._lock:
+            for m in self._original:
+                if m.role not in ("user", "assistant"):
+                    continue
+                texts: list[Part] = [p for p in m.parts
+                                     if isinstance(p, Text) and p.text.strip()]
+                if texts:
+                    out.append(Message(m.role, texts, id=m.id, name=m.name,
+                                       timestamp=m.timestamp, metadata=dict(m.metadata)))
+        return out
+
+    def offloaded(self) -> dict[str, list[Message]]:
+        """Offloaded originals by id (this session's, including those in the store)."""
+        with self._lock:
+            found = dict(self._offloads)
+        if self.store is not None:
+            for offload_id in self.store.offload_ids(self.session):
+                if offload_id not in found:
+                    found[offload_id] = self.reload(offload_id)
+        return found
+
+    def events(self) -> list[CompressionEvent]:
+        with self._lock:
+            return list(self._events)
+
+    def token_count(self) -> int:
+        """Tokens of the working context as a request (by the configured tokenizer)."""
+        with self._lock:
+            return sum(self._tokens) + self.counter.overhead.reply_priming
+
+    def delete(self, index: int) -> Message:
+        """Remove the working message at ``index`` (the full history keeps it)."""
+        with self._lock:
+            if not -len(self._working) <= index < len(self._working):
+                raise NotFoundError(
+                    f"no working message {index} (the working context has "
+                    f"{len(self._working)})"
+                )
+            self._tokens.pop(index)
+            return self._working.pop(index)
+
+    def clear(self) -> None:
+        """Forget everything: working context, history, offloads (also in the store), events."""
+        with self._lock:
+            self._original.clear()
+            self._working.clear()
+            self._tokens.clear()
+            self._offloads.clear()
+            self._events.clear()
+            if self.store is not None:
+                self.store.delete_offloads(self.session)
+
+    def to_openai(self) -> list[dict[str, Any]]:
+        from precis.formats.export import to_openai
+
+        return to_openai(self.messages())
+
+    def to_anthropic(self) -> dict[str, Any]:
+        from precis.formats.export import to_anthropic
+
+        return to_anthropic(self.messages())
+
+    # -- offload / reload -----------------------------------------------------------------
+
+    def reload(self, offload_id: str) -> list[Message]:
+        """The original messages behind an offload id (NotFoundError if unknown)."""
+        if not isinstance(offload_id, str) or not offload_id.strip():
+            raise NotFoundError("an offload id must be a non-empty string")
+        with self._lock:
+            if offload_id in self._offloads:
+                return list(self._offloads[offload_id])
+        if self.store is not None:
+            data = self.store.get_offload(offload_id)
+            if data is not None:
+                return [message_from_data(d, where=f"offload {offload_id}")
+                        for d in json.loads(data)]
+        raise NotFoundError(f"no offloaded context {offload_id!r}")
+
+    def _offload(self, offload_id: str, messages: list[Message]) -> None:
+        self._offloads[offload_id] = messages
+        if self.store is not None:
+            self.store.put_offload(offload_id, self.session, json.dumps(
+                [message_to_data(m) for m in messages], ensure_ascii=False))
+
+    # -- compaction -----------------------------------------------------------------------
+
+    def over(self) -> bool:
+        """Whether the working context has reached a threshold (messages or tokens)."""
+        with self._lock:
+            return (len(self._working) >= self.config.msg_threshold
+                    or self.token_count() >= self.config.budget)
+
+    def fits(self) -> bool:
+        with self._lock:
+            return (len(self._working) < self.config.msg_threshold
+                    and self.token_count() <= self.config.budget)
+
+    def compress_if_needed(self) -> list[CompressionEvent]:
+        """Apply the strategies in order until the working context fits; the events of
+        this call (empty when nothing was needed)."""
+        with self._lock:
+            if not self.over():
+                return []
+            done: list[CompressionEvent] = []
+            for name in STRATEGIES:
+                if self.fits():
+                    break
+                # "fit" is the last resort: only when the six could not make room
+                while True:
+                    event = self._apply(name)
+                    if event is None:
+                        break
+                    done.append(event)
+                    if self.fits() or name in ("fit", "summarize_rounds"):
+                        break
+            return done
+
+    def _apply(self, name: str) -> CompressionEvent | None:
+        started = time.perf_counter()
+        before_msgs = len(self._working)
+        before_tokens = self.token_count()
+        view = View(list(self._working), self.config, self.counter, self._language(),
+                    self._summarizer())
+        step: Step | None = STRATEGY_FUNCTIONS[name](view)
+        if step is None:
+            return None
+        fixed, _repairs = repair(step.messages)
+        tokens = [self.counter.count_message(m) for m in fixed]
+        if name != "fit" and sum(tokens) >= sum(self._tokens):
+            return None  # it saved nothing: do not churn the context
+        for offload_id, originals in step.offloads.items():
+            self._offload(offload_id, originals)
+        old = self._working
+        self._working, self._tokens = fixed, tokens
+        outcomes: list[Outcome] = step.outcomes
+        event = CompressionEvent(
+            strategy=name,
+            at=datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            messages_before=before_msgs,
+            messages_after=len(fixed),
+            tokens_before=before_tokens,
+            tokens_after=self.token_count(),
+            replaced=step.replaced,
+            before_id=_id_of(old, step.first - 1),
+            after_id=_id_of(old, step.last + 1),
+            offload_ids=tuple(step.offloads),
+            used_llm=any(o.used_llm for o in outcomes),
+            llm_tokens=sum(o.llm_tokens for o in outcomes),
+            llm_error=next((o.error for o in outcomes if o.error), None),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+            note=step.note,
+        )
+        self._events.append(event)
+        return event
+
+    def _language(self) -> str:
+        sample = " ".join(m.text[:200] for m in self._working[-20:])
+        han = sum(1 for c in sample if "\u4e00" <= c <= "\u9fff")
+        return "zh" if han * 3 >= len(sample.split()) and han > 10 else "en"
+
+    def _summarizer(self) -> Callable[[str, str, Callable[[], str]], Outcome]:
+        llm, prompts, plan = self.llm, self.prompts, self.plan
+        language = self._language()
+
+        def summarize(slot: str, content: str, rule: Callable[[], str]) -> Outcome:
+            if llm is None:
+                return Outcome(rule())
+            from precis.llm import summarize as ask
+
+            outcome = ask(llm, _SLOTS[slot], content, prompts=prompts,
+                          plan_hint=plan() if plan is not None else None,
+                          fallback=rule, language=language)
+            return Outcome(outcome.text, outcome.used_llm, outcome.llm_tokens, outcome.error)
+
+        return summarize
+
+    # -- persistence ----------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """The whole state as JSON data (working, original, offloads, events, config)."""
+        with self._lock:
+            return {
+                "version": _STATE_VERSION,
+                "session": self.session,
+                "config": self.config.__dict__,
+                "tokenizer": getattr(self.counter, "name", "estimate"),
+                "original": [message_to_data(m) for m in self._original],
+                "working": [message_to_data(m) for m in self._working],
+                "offloads": {k: [message_to_data(m) for m in v]
+                             for k, v in self._offloads.items()},
+                "events": [e.to_dict() for e in self._events],
+            }
+
+    def save(self) -> None:
+        """Write the state to the store (``store=`` is required)."""
+        if self.store is None:
+            raise ConfigError("save() needs a store: ContextMemory(store=SQLiteStore(...))",
+                              where="context.store")
+        self.store.save_state(self.session, json.dumps(self.state(), ensure_ascii=False))
+
+    @classmethod
+    def load(cls, store: SQLiteStore, session: str = "default", **options: Any
+             ) -> ContextMemory:
+        """The session saved by :meth:`save` (NotFoundError if there is none)."""
+        data = store.load_state(session)
+        if data is None:
+            raise NotFoundError(f"no saved context for session {session!r}",
+                                where=store.location)
+        try:
+            state = json.loads(data)
+            if state.get("version") != _STATE_VERSION:
+                raise StoreError(f"saved context version {state.get('version')!r} is not "
+                                 f"{_STATE_VERSION}", where=store.location)
+            memory = cls(config=ContextConfig(**state["config"]),
+                         tokenizer=options.pop("tokenizer", state["tokenizer"]),
+                         session=session, store=store, **options)
+            where = f"saved context {session!r}"
+            memory._original = [message_from_data(d, where=where) for d in state["original"]]
+            memory._working = [message_from_data(d, where=where) for d in state["working"]]
+            memory._tokens = [memory.counter.count_message(m) for m in memory._working]
+            memory._offloads = {k: [message_from_data(d, where=where) for d in v]
+                                for k, v in state["offloads"].items()}
+            memory._events = [CompressionEvent.from_dict(e) for e in state["events"]]
+        except (KeyError, TypeError, ValueError) as err:
+            raise StoreError(f"the saved context {session!r} is damaged ({err!r})",
+                             where=store.location) from None
+        return memory
+
+
+def _id_of(messages: list[Message], index: int) -> str | None:
+    if 0 <= index < len(messages):
+        m = messages[index]
+        return m.id or f"#{index}"
+    return None

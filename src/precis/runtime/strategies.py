@@ -1,0 +1,397 @@
+"""The progressive compaction strategies of seed 004, lightest first, plus a last resort.
+
+Each strategy looks at the working messages and either returns a :class:`Step` (the new
+list, what it replaced, what it offloaded) or ``None`` when it has nothing to do. They never
+touch system messages, the latest final assistant reply, or the user message that opened the
+current round, and the context manager repairs tool pairs after every step. Summaries come
+from the rule engine (precis's own digests and compaction); when an LLM is configured, the
+``summarize`` callback asks it first and falls back to the rule text.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+from precis.compact._digest import _tool_result_digest, core_text, tool_call_digest
+from precis.model import Conversation, Message, Part, Text, ToolCall, ToolResult
+from precis.runtime.config import ContextConfig
+from precis.tokens import TokenCounter
+
+__all__ = ["STRATEGY_FUNCTIONS", "Outcome", "Step", "Summarize", "View"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A summary and how it was made (the LLM's, or the rule engine's)."""
+
+    text: str
+    used_llm: bool = False
+    llm_tokens: int = 0
+    error: str | None = None
+
+
+# summarize(slot, content, rule_text) -> Outcome; slot is one of seed 004's four prompts
+Summarize = Callable[[str, str, Callable[[], str]], Outcome]
+
+
+@dataclass
+class Step:
+    """What one strategy did."""
+
+    messages: list[Message]
+    first: int  # first index of the rewritten range in the old list
+    last: int  # last index (inclusive)
+    replaced: int
+    offloads: dict[str, list[Message]] = field(default_factory=dict)
+    outcomes: list[Outcome] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class View:
+    """The working messages and the regions the strategies may touch."""
+
+    messages: list[Message]
+    config: ContextConfig
+    counter: TokenCounter
+    language: str
+    summarize: Summarize
+
+    @property
+    def first(self) -> int:
+        """The first message after the leading system messages."""
+        i = 0
+        while i < len(self.messages) and self.messages[i].role == "system":
+            i += 1
+        return i
+
+    @property
+    def round_start(self) -> int:
+        """The latest user message that is not tool output (the current round starts)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            m = self.messages[i]
+            if m.role == "user" and not m.tool_results:
+                return i
+        return self.first
+
+    @property
+    def reply(self) -> int | None:
+        """The latest final assistant reply (text, no tool calls)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            m = self.messages[i]
+            if m.role == "assistant" and not m.tool_calls and m.text.strip():
+                return i
+        return None
+
+    def history_end(self, keep_last: int) -> int:
+        """End of the history region: before the latest reply and the current round, and
+        before the last ``keep_last`` messages."""
+        end = self.round_start
+        if self.reply is not None:
+            end = min(end, self.reply)
+        return max(self.first, min(end, len(self.messages) - keep_last))
+
+
+def _new_id() -> str:
+    return "ctx-" + uuid.uuid4().hex[:12]
+
+
+def _is_tool_message(m: Message) -> bool:
+    return m.role == "tool" or (m.role == "assistant" and bool(m.tool_calls))
+
+
+def _closed(messages: Sequence[Message], start: int, end: int) -> bool:
+    """Whether every call in ``messages[start:end]`` is answered inside it and every result
+    there answers a call inside it."""
+    calls = {c.id for m in messages[start:end] for c in m.tool_calls}
+    results = {r.call_id for m in messages[start:end] for r in m.tool_results}
+    return calls == results
+
+
+def _rule_tool_digest(messages: Sequence[Message], language: str) -> str:
+    names = {c.id: c.name for m in messages for c in m.tool_calls}
+    lines: list[str] = []
+    for m in messages:
+        for part in m.parts:
+            if isinstance(part, ToolCall):
+                lines.append("- " + tool_call_digest(part, 160, language))
+            elif isinstance(part, ToolResult):
+                lines.append("  → " + _tool_result_digest(part, part.content, 160, language,
+                                                          names.get(part.call_id)))
+            elif isinstance(part, Text) and part.text.strip():
+                lines.append("  " + core_text(part.text, 160, language))
+    return "\n".join(lines)
+
+
+def _note(language: str, offload_id: str, what: str) -> str:
+    if language == "zh":
+        return f"[已卸载 {what}，id={offload_id}；需要原文时调用 context_reload(\"{offload_id}\")]"
+    return (f"[{what} offloaded, id={offload_id}; call context_reload(\"{offload_id}\") "
+            "for the original]")
+
+
+def tool_runs(view: View) -> Step | None:
+    """1. Runs of at least ``min_consecutive_tool`` historical tool messages become one
+    assistant message with what was called and what came back."""
+    msgs = view.messages
+    end = view.history_end(view.config.last_keep)
+    i = view.first
+    while i < end:
+        if not _is_tool_message(msgs[i]):
+            i += 1
+            continue
+        j = i
+        while j < end and _is_tool_message(msgs[j]):
+            j += 1
+        while j > i and not _closed(msgs, i, j):  # never split a call from its result
+            j -= 1
+        if j - i >= view.config.min_consecutive_tool:
+            run = msgs[i:j]
+            offload_id = _new_id()
+            outcome = view.summarize("tool_runs", _plain(run),
+                                     partial(_rule_tool_digest, run, view.language))
+            note = _note(view.language, offload_id, f"{len(run)} tool messages")
+            text = f"{outcome.text}\n{note}"
+            summary = Message("assistant", [Text(text)], metadata={"precis": "tool_runs"})
+            return Step([*msgs[:i], summary, *msgs[j:]], i, j - 1, len(run),
+                        {offload_id: run}, [outcome])
+        i = max(j, i + 1)
+    return None
+
+
+def _offload_large(view: View, region: Sequence[int], label: str) -> Step | None:
+    msgs = list(view.messages)
+    cfg = view.config
+    offloads: dict[str, list[Message]] = {}
+    touched: list[int] = []
+    for i in region:
+        m = msgs[i]
+        if _size(m) <= cfg.large_payload or m.metadata.get("precis"):
+            continue
+        offload_id = _new_id()
+        offloads[offload_id] = [m]
+        msgs[i] = _with_preview(m, offload_id, cfg.preview_chars, view.language)
+        touched.append(i)
+    if not touched:
+        return None
+    return Step(msgs, touched[0], touched[-1], len(touched), offloads, note=label)
+
+
+def offload_protected(view: View) -> Step | None:
+    """2. Large historical messages are offloaded; the latest reply, the current round and
+    the last ``last_keep`` messages stay."""
+    return _offload_large(view, range(view.first, view.history_end(view.config.last_keep)),
+                          "recent messages protected")
+
+
+def offload(view: View) -> Step | None:
+    """3. Large messages anywhere are offloaded but for the latest reply and the user
+    message of the current round."""
+    keep = {view.reply, view.round_start}
+    return _offload_large(
+        view, [i for i in range(view.first, len(view.messages)) if i not in keep],
+        "only the latest reply and request protected",
+    )
+
+
+def summarize_rounds(view: View) -> Step | None:
+    """4. Everything before the latest reply becomes one summary (precis's compaction of
+    those rounds; the LLM's summary when one is configured)."""
+    msgs = view.messages
+    start, end = view.first, view.history_end(0)
+    while end > start and not _closed(msgs, start, end):
+        end -= 1
+    if end - start < 2:
+        return None
+    rounds = msgs[start:end]
+    tokens = view.counter.count_messages(rounds)
+    budget = max(96, min(int(tokens * view.config.current_round_ratio),
+                         view.config.budget // 4))
+
+    def rule() -> str:
+        from precis.compact import compress
+
+        result = compress(Conversation(messages=list(rounds)), budget=budget + 64,
+                          keep_last=0, tokenizer=view.counter)
+        return "\n\n".join(m.text for m in result.messages if m.role != "system")
+
+    outcome = view.summarize("summarize_rounds", _plain(rounds), rule)
+    offload_id = _new_id()
+    text = f"{outcome.text}\n{_note(view.language, offload_id, f'{len(rounds)} earlier messages')}"
+    summary = Message("user", [Text(text)], metadata={"precis": "summary"})
+    return Step([*msgs[:start], summary, *msgs[end:]], start, end - 1, len(rounds),
+                {offload_id: rounds}, [outcome])
+
+
+def current_large(view: View) -> Step | None:
+    """5. Large messages of the current round are summarized; originals offloaded."""
+    msgs = list(view.messages)
+    cfg = view.config
+    offloads: dict[str, list[Message]] = {}
+    outcomes: list[Outcome] = []
+    touched: list[int] = []
+    for i in range(view.round_start + 1, len(msgs)):
+        m = msgs[i]
+        if _size(m) <= cfg.large_payload or i == view.reply or m.metadata.get("precis"):
+            continue
+        limit = max(cfg.preview_chars, int(_size(m) * cfg.current_round_ratio))
+        offload_id = _new_id()
+        offloads[offload_id] = [m]
+        msgs[i], outcome = _shrunk(m, limit, offload_id, view, "current_large")
+        outcomes.append(outcome)
+        touched.append(i)
+    if not touched:
+        return None
+    return Step(msgs, touched[0], touched[-1], len(touched), offloads, outcomes)
+
+
+def current_round(view: View) -> Step | None:
+    """6. Every message of the current round after the request is cut to
+    ``current_round_ratio`` of its size (tool results and texts alike)."""
+    msgs = list(view.messages)
+    cfg = view.config
+    offloads: dict[str, list[Message]] = {}
+    outcomes: list[Outcome] = []
+    touched: list[int] = []
+    for i in range(view.round_start + 1, len(msgs)):
+        m = msgs[i]
+        size = _size(m)
+        if size <= cfg.preview_chars * 2 or m.metadata.get("precis") == "shrunk":
+            continue
+        limit = max(cfg.preview_chars, int(size * cfg.current_round_ratio))
+        offload_id = _new_id()
+        offloads[offload_id] = [m]
+        msgs[i], outcome = _shrunk(m, limit, offload_id, view, "current_round")
+        outcomes.append(outcome)
+        touched.append(i)
+    if not touched:
+        return None
+    return Step(msgs, touched[0], touched[-1], len(touched), offloads, outcomes)
+
+
+def fit(view: View) -> Step | None:
+    """Last resort: precis compacts the whole working context to the budget (kept recent
+    messages verbatim, the rest as a cited summary), so the context always fits."""
+    from precis.compact import compress
+
+    msgs = view.messages
+    budget = view.config.budget
+    result = compress(Conversation(messages=list(msgs)), budget=budget, tokenizer=view.counter)
+    out = list(result.messages)
+    body = [m for m in msgs if m.role != "system"]
+    replaced = body[: max(0, len(body) - result.kept_messages)]
+    offload_id = _new_id()
+    first = next((i for i, m in enumerate(out) if m.role != "system"), None)
+    if replaced and first is not None and result.summarized_count:
+        note = _note(view.language, offload_id, f"{len(replaced)} earlier messages")
+        summary = out[first]
+        out[first] = Message(summary.role, [*summary.parts, Text(note)],
+                             metadata={**summary.metadata, "precis": "summary"})
+    return Step(out, view.first, len(msgs) - 1, len(replaced),
+                {offload_id: replaced} if replaced else {}, note=f"compacted to {budget} tokens")
+
+
+STRATEGY_FUNCTIONS: dict[str, Callable[[View], Step | None]] = {
+    "tool_runs": tool_runs,
+    "offload_protected": offload_protected,
+    "offload": offload,
+    "summarize_rounds": summarize_rounds,
+    "current_large": current_large,
+    "current_round": current_round,
+    "fit": fit,
+}
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _size(m: Message) -> int:
+    return sum(len(_part_text(p)) for p in m.parts)
+
+
+def _part_text(part: Part) -> str:
+    if isinstance(part, ToolCall):
+        return part.arguments
+    if isinstance(part, ToolResult):
+        return part.content
+    return getattr(part, "text", "") or ""
+
+
+def _plain(messages: Sequence[Message]) -> str:
+    lines = []
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolCall):
+                lines.append(f"[{m.role} calls {p.name}] {p.arguments}")
+            elif isinstance(p, ToolResult):
+                lines.append(f"[tool result{' (error)' if p.is_error else ''}] {p.content}")
+            elif isinstance(p, Text):
+                lines.append(f"[{m.role}] {p.text}")
+    return "\n".join(lines)
+
+
+def _preview(text: str, chars: int) -> str:
+    return text if len(text) <= chars else text[:chars].rstrip() + "…"
+
+
+def _with_preview(m: Message, offload_id: str, chars: int, language: str) -> Message:
+    """``m`` with each large part cut to a preview plus the offload note; calls keep their
+    ids and names (results stay paired)."""
+    note = _note(language, offload_id, f"{_size(m):,} characters")
+    parts: list[Part] = []
+    for p in m.parts:
+        if isinstance(p, ToolResult):
+            parts.append(ToolResult(p.call_id, f"{_preview(p.content, chars)}\n{note}",
+                                    p.is_error, p.name))
+        elif isinstance(p, ToolCall) and len(p.arguments) > chars:
+            parts.append(ToolCall(p.id, p.name, json.dumps(
+                {"_offloaded": offload_id, "preview": _preview(p.arguments, chars)},
+                ensure_ascii=False)))
+        elif isinstance(p, Text) and len(p.text) > chars:
+            parts.append(Text(f"{_preview(p.text, chars)}\n{note}"))
+        else:
+            parts.append(p)
+    return Message(m.role, parts, id=m.id, name=m.name, timestamp=m.timestamp,
+                   metadata={**m.metadata, "precis": "offloaded", "offload_id": offload_id})
+
+
+def _shrunk(m: Message, limit: int, offload_id: str, view: View, slot: str
+            ) -> tuple[Message, Outcome]:
+    """``m`` with its text cut to about ``limit`` characters by a summary."""
+    note = _note(view.language, offload_id, f"{_size(m):,} characters")
+    names = {c.id: c.name for c in m.tool_calls}
+
+    def rule() -> str:
+        pieces = []
+        for p in m.parts:
+            if isinstance(p, ToolResult):
+                pieces.append(_tool_result_digest(p, p.content, limit, view.language,
+                                                  names.get(p.call_id) or p.name))
+            elif isinstance(p, Text):
+                pieces.append(core_text(p.text, limit, view.language))
+        return "\n".join(x for x in pieces if x)
+
+    outcome = view.summarize(slot, _plain([m]), rule)
+    text = f"{outcome.text}\n{note}"
+    parts: list[Part] = []
+    placed = False
+    for p in m.parts:
+        if isinstance(p, ToolResult):
+            parts.append(ToolResult(p.call_id, text if not placed else note, p.is_error, p.name))
+            placed = True
+        elif isinstance(p, ToolCall):
+            parts.append(p if len(p.arguments) <= limit else ToolCall(p.id, p.name, json.dumps(
+                {"_offloaded": offload_id, "preview": _preview(p.arguments, limit)},
+                ensure_ascii=False)))
+        elif isinstance(p, Text) and not placed:
+            parts.append(Text(text))
+            placed = True
+    if not placed:
+        parts.append(Text(text))
+    return (Message(m.role, parts, id=m.id, name=m.name, timestamp=m.timestamp,
+                    metadata={**m.metadata, "precis": "shrunk", "offload_id": offload_id}),
+            outcome)
