@@ -21,6 +21,7 @@ prints them without a traceback and exits with code 2, the service answers HTTP 
     ├── TokenizerError              a tokenizer could not be loaded or used
     ├── StoreError                  the memory store cannot be opened, read or written
     ├── EmbeddingError              an embedder failed (model files, endpoint, bad answer)
+    ├── LLMError                    an LLM endpoint failed (down, timeout, HTTP error, junk answer)
     └── MissingDependencyError      an optional extra is not installed (gives the pip command)
 
 Lower-level errors (``json.JSONDecodeError``, ``UnicodeDecodeError``, ``OSError``,
@@ -40,6 +41,7 @@ __all__ = [
     "InputNotFoundError",
     "InputTooLargeError",
     "JSONSyntaxError",
+    "LLMError",
     "MissingDependencyError",
     "NestingTooDeepError",
     "NotFoundError",
@@ -135,6 +137,12 @@ class StoreError(PrecisError):
 
 class EmbeddingError(PrecisError):
     """An embedder failed: missing model files, an endpoint error, or a malformed answer."""
+
+
+class LLMError(PrecisError):
+    """An LLM endpoint failed: unreachable, too slow, an HTTP error after the retries, or an
+    answer that is not a usable completion (not JSON, no choices, empty or mistyped content).
+    Callers that summarise fall back to the rule engine on it."""
 
 
 class MissingDependencyError(PrecisError):

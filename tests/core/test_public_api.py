@@ -12,7 +12,7 @@ def test_exported_names() -> None:
             "Collection", "ConfigError", "Conversation", "ConversationInfo",
             "EmbeddingError", "EmptyInputError", "EncodingError", "FormatError", "Fragment",
             "Image",
-            "InputError", "InputNotFoundError", "InputTooLargeError", "JSONSyntaxError",
+            "InputError", "InputNotFoundError", "InputTooLargeError", "JSONSyntaxError", "LLMError",
             "Message", "MissingDependencyError", "NestingTooDeepError", "NotFoundError", "Part",
             "PrecisError", "Provenance", "QueryError", "Round", "Segmentation",
             "SelectionError", "StoreError", "Text",

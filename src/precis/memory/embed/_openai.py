@@ -7,14 +7,17 @@ Needs ``httpx`` (``pip install 'precis[remote]'``); callers may inject an httpx 
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from precis.errors import ConfigError, EmbeddingError, MissingDependencyError
+from precis.errors import ConfigError, EmbeddingError
+from precis.llm._http import (
+    JSONClient,
+    check_positive_int,
+    endpoint_url,
+    env_key,
+    import_httpx,
+)
 from precis.memory.embed.base import Vectors, check_texts, import_numpy, normalise_rows
 
 if TYPE_CHECKING:
@@ -25,8 +28,7 @@ __all__ = ["EMBED_KEY_ENV", "EMBED_URL_ENV", "OpenAIEmbedder"]
 EMBED_URL_ENV = "PRECIS_EMBED_URL"
 EMBED_KEY_ENV = "PRECIS_EMBED_KEY"
 _PURPOSE = "embedding with an OpenAI-compatible endpoint"
-_RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
-_MAX_DELAY = 30.0
+_WHERE = "embedder"
 
 
 class OpenAIEmbedder:
@@ -54,36 +56,27 @@ class OpenAIEmbedder:
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         import_numpy("remote", _PURPOSE)
-        try:
-            import httpx
-        except ImportError:
-            raise MissingDependencyError(
-                package="httpx", extra="remote", purpose=_PURPOSE
-            ) from None
+        import_httpx(_PURPOSE)
         if not isinstance(model, str) or not model.strip():
-            raise ConfigError("an embedding model must be named: openai:<model>", where="embedder")
-        url = base_url if base_url is not None else os.environ.get(EMBED_URL_ENV, "")
-        if not url.startswith(("http://", "https://")):
-            origin = "base_url" if base_url is not None else EMBED_URL_ENV
-            raise ConfigError(
-                f"{origin} must be an http(s) URL like http://localhost:8080/v1, got {url!r}",
-                where="embedder",
-            )
-        url = url.rstrip("/")
-        self.url = url if url.endswith("/embeddings") else f"{url}/embeddings"
+            raise ConfigError("an embedding model must be named: openai:<model>", where=_WHERE)
+        self.url = endpoint_url(base_url, EMBED_URL_ENV, "/embeddings", where=_WHERE)
         self.model = model
         self.name = f"openai:{model}"
-        self.batch_size = _positive_int("batch_size", batch_size)
-        self.retries = _count("retries", retries)
-        self.backoff = _number("backoff", backoff, zero=True)
-        self._dim = None if dim is None else _positive_int("dim", dim)
-        key = api_key if api_key is not None else os.environ.get(EMBED_KEY_ENV) or None
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        self._client = httpx.Client(
-            headers=headers, timeout=_number("timeout", timeout), transport=transport
+        self.batch_size = check_positive_int("batch_size", batch_size, where=_WHERE)
+        self._dim = None if dim is None else check_positive_int("dim", dim, where=_WHERE)
+        self._http = JSONClient(
+            self.url,
+            error=EmbeddingError,
+            purpose=_PURPOSE,
+            where=_WHERE,
+            api_key=env_key(api_key, EMBED_KEY_ENV),
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            transport=transport,
         )
+        self.retries = self._http.retries
+        self.backoff = self._http.backoff
 
     @property
     def dim(self) -> int:
@@ -98,7 +91,7 @@ class OpenAIEmbedder:
         return self._dim
 
     def close(self) -> None:
-        self._client.close()
+        self._http.close()
 
     def __enter__(self) -> OpenAIEmbedder:
         return self
@@ -118,39 +111,8 @@ class OpenAIEmbedder:
         return normalise_rows(np.concatenate(parts) if len(parts) > 1 else parts[0])
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
-        body = json.dumps({"model": self.model, "input": texts}).encode("ascii")
-        answer = self._post(body)
+        answer = self._http.post({"model": self.model, "input": texts})
         return self._parse(answer, len(texts))
-
-    def _post(self, body: bytes) -> Any:
-        import httpx
-
-        attempt = 0
-        while True:
-            try:
-                response = self._client.post(self.url, content=body)
-            except httpx.TimeoutException:
-                problem, delay = f"no answer within {self._client.timeout.read} s", None
-            except httpx.TransportError as exc:
-                problem, delay = f"connection failed: {exc or type(exc).__name__}", None
-            else:
-                if response.status_code < 300:
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise EmbeddingError(
-                            f"malformed JSON answer: {_snippet(response.text)}", where=self.url
-                        ) from None
-                problem = f"HTTP {response.status_code}: {_snippet(response.text)}"
-                if response.status_code not in _RETRY_STATUS:
-                    raise EmbeddingError(problem, where=self.url)
-                delay = _retry_after(response.headers.get("Retry-After"))
-            if attempt >= self.retries:
-                tries = f" (after {attempt + 1} attempts)" if attempt else ""
-                raise EmbeddingError(problem + tries, where=self.url)
-            wait = self.backoff * 2**attempt
-            time.sleep(min(_MAX_DELAY, max(wait, delay or 0.0)))
-            attempt += 1
 
     def _parse(self, answer: Any, count: int) -> Vectors:
         np = import_numpy("remote", _PURPOSE)
@@ -190,37 +152,3 @@ class OpenAIEmbedder:
             raise bad(f"data[{position}].embedding has {len(vector)} values, expected {self._dim}")
         return vector
 
-
-def _snippet(text: str) -> str:
-    text = " ".join(text.split())
-    return (text[:200] + "...") if len(text) > 200 else text or "(empty body)"
-
-
-def _retry_after(value: str | None) -> float | None:
-    try:
-        seconds = float(value) if value is not None else math.nan
-    except ValueError:
-        return None
-    return seconds if math.isfinite(seconds) and seconds >= 0 else None
-
-
-def _positive_int(key: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{key} must be a positive integer, got {value!r}", where="embedder")
-    return value
-
-
-def _count(key: str, value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ConfigError(f"{key} must be an integer >= 0, got {value!r}", where="embedder")
-    return value
-
-
-def _number(key: str, value: object, *, zero: bool = False) -> float:
-    number = float(value) if isinstance(value, (int, float)) else math.nan
-    if isinstance(value, bool) or not math.isfinite(number) or number < 0 or (
-        not zero and number == 0
-    ):
-        expected = "a number >= 0" if zero else "a positive number"
-        raise ConfigError(f"{key} must be {expected}, got {value!r}", where="embedder")
-    return number
