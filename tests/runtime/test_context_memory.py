@@ -188,3 +188,22 @@ def test_a_real_transcript_compacts_to_budget_with_the_fit_fallback() -> None:
     assert memory.token_count() <= memory.config.budget
     assert memory.messages()[0].role == "system"
     assert RULES.openai_errors(memory.to_openai()) == []
+
+
+def test_reload_can_pick_the_messages_that_hold_a_string() -> None:
+    memory = ContextMemory(config=ContextConfig(max_tokens=3000, last_keep=2,
+                                                large_payload=1000, min_consecutive_tool=3))
+    for item in _agent_turns(5):
+        memory.add(item)
+    memory.compress_if_needed()
+    # a summary of earlier rounds holds every message before it; "module_1.py" narrows it
+    big = max(memory.offloaded().items(), key=lambda kv: len(kv[1]))
+    whole = handle_tool_call(memory, "context_reload", {"offload_id": big[0]}) or ""
+    some = handle_tool_call(memory, "context_reload",
+                            {"offload_id": big[0], "contains": "MODULE_1.py"}) or ""
+    assert "module_1.py" in some and len(some) < len(whole)
+    assert "module_3.py" not in some
+    assert "[result]" in some  # the results of the matching calls come along
+    none = handle_tool_call(memory, "context_reload",
+                            {"offload_id": big[0], "contains": "no such text"}) or ""
+    assert none.startswith("no message of")

@@ -240,10 +240,10 @@ class ContextMemory:
             return None
         fixed, _repairs = repair(step.messages)
         tokens = [self.counter.count_message(m) for m in fixed]
-        if name != "fit" and sum(tokens) >= sum(self._tokens):
-            return None  # it saved nothing: do not churn the context
+        if sum(tokens) >= sum(self._tokens) and len(fixed) >= len(self._working):
+            return None  # it saved nothing: do not churn the context or log it
         for offload_id, originals in step.offloads.items():
-            self._offload(offload_id, originals)
+            self._offload(offload_id, self._expand(originals))
         old = self._working
         self._working, self._tokens = fixed, tokens
         outcomes: list[Outcome] = step.outcomes
@@ -266,6 +266,18 @@ class ContextMemory:
         )
         self._events.append(event)
         return event
+
+    def _expand(self, messages: list[Message]) -> list[Message]:
+        """``messages`` with every earlier offload note replaced by what it stands for, so
+        one reload gives the originals (never a preview of a preview)."""
+        out: list[Message] = []
+        for m in messages:
+            inner = m.metadata.get("offload_id")
+            if isinstance(inner, str) and inner in self._offloads:
+                out.extend(self._offloads[inner])
+            else:
+                out.append(m)
+        return out
 
     def _language(self) -> str:
         sample = " ".join(m.text[:200] for m in self._working[-20:])

@@ -87,6 +87,15 @@ class View:
                 return i
         return None
 
+    @property
+    def requested(self) -> frozenset[int]:
+        """Messages holding the answer to a ``context_reload`` call: the agent asked for
+        that text back, so the current-round strategies leave it whole."""
+        reload_ids = {c.id for m in self.messages for c in m.tool_calls
+                      if c.name == "context_reload"}
+        return frozenset(i for i, m in enumerate(self.messages)
+                         if any(r.call_id in reload_ids for r in m.tool_results))
+
     def history_end(self, keep_last: int) -> int:
         """End of the history region: before the latest reply and the current round, and
         before the last ``keep_last`` messages."""
@@ -156,7 +165,8 @@ def tool_runs(view: View) -> Step | None:
                                      partial(_rule_tool_digest, run, view.language))
             note = _note(view.language, offload_id, f"{len(run)} tool messages")
             text = f"{outcome.text}\n{note}"
-            summary = Message("assistant", [Text(text)], metadata={"precis": "tool_runs"})
+            summary = Message("assistant", [Text(text)],
+                              metadata={"precis": "tool_runs", "offload_id": offload_id})
             return Step([*msgs[:i], summary, *msgs[j:]], i, j - 1, len(run),
                         {offload_id: run}, [outcome])
         i = max(j, i + 1)
@@ -189,12 +199,11 @@ def offload_protected(view: View) -> Step | None:
 
 
 def offload(view: View) -> Step | None:
-    """3. Large messages anywhere are offloaded but for the latest reply and the user
-    message of the current round."""
-    keep = {view.reply, view.round_start}
+    """3. Large messages of the history are offloaded, the last ``last_keep`` too; only the
+    latest reply (and the current round, which strategies 5 and 6 handle) stay."""
     return _offload_large(
-        view, [i for i in range(view.first, len(view.messages)) if i not in keep],
-        "only the latest reply and request protected",
+        view, [i for i in range(view.first, view.round_start) if i != view.reply],
+        "only the latest reply protected",
     )
 
 
@@ -222,7 +231,8 @@ def summarize_rounds(view: View) -> Step | None:
     outcome = view.summarize("summarize_rounds", _plain(rounds), rule)
     offload_id = _new_id()
     text = f"{outcome.text}\n{_note(view.language, offload_id, f'{len(rounds)} earlier messages')}"
-    summary = Message("user", [Text(text)], metadata={"precis": "summary"})
+    summary = Message("user", [Text(text)],
+                      metadata={"precis": "summary", "offload_id": offload_id})
     return Step([*msgs[:start], summary, *msgs[end:]], start, end - 1, len(rounds),
                 {offload_id: rounds}, [outcome])
 
@@ -236,7 +246,8 @@ def current_large(view: View) -> Step | None:
     touched: list[int] = []
     for i in range(view.round_start + 1, len(msgs)):
         m = msgs[i]
-        if _size(m) <= cfg.large_payload or i == view.reply or m.metadata.get("precis"):
+        if (_size(m) <= cfg.large_payload or i == view.reply or m.metadata.get("precis")
+                or i in view.requested):
             continue
         limit = max(cfg.preview_chars, int(_size(m) * cfg.current_round_ratio))
         offload_id = _new_id()
@@ -260,7 +271,8 @@ def current_round(view: View) -> Step | None:
     for i in range(view.round_start + 1, len(msgs)):
         m = msgs[i]
         size = _size(m)
-        if size <= cfg.preview_chars * 2 or m.metadata.get("precis") == "shrunk":
+        if (size <= cfg.preview_chars * 2 or m.metadata.get("precis") == "shrunk"
+                or i in view.requested):
             continue
         limit = max(cfg.preview_chars, int(size * cfg.current_round_ratio))
         offload_id = _new_id()
@@ -280,7 +292,13 @@ def fit(view: View) -> Step | None:
 
     msgs = view.messages
     budget = view.config.budget
-    result = compress(Conversation(messages=list(msgs)), budget=budget, tokenizer=view.counter)
+    # keep few enough recent messages verbatim that the message threshold is met too; when
+    # only the count is over, a smaller budget makes the older messages one summary
+    keep = max(1, min(view.config.last_keep, view.config.msg_threshold // 2))
+    if len(msgs) >= view.config.msg_threshold:
+        budget = min(budget, max(128, int(view.counter.count_messages(msgs) * 0.6)))
+    result = compress(Conversation(messages=list(msgs)), budget=budget, keep_last=keep,
+                      tokenizer=view.counter)
     out = list(result.messages)
     body = [m for m in msgs if m.role != "system"]
     replaced = body[: max(0, len(body) - result.kept_messages)]
@@ -290,7 +308,8 @@ def fit(view: View) -> Step | None:
         note = _note(view.language, offload_id, f"{len(replaced)} earlier messages")
         summary = out[first]
         out[first] = Message(summary.role, [*summary.parts, Text(note)],
-                             metadata={**summary.metadata, "precis": "summary"})
+                             metadata={**summary.metadata, "precis": "summary",
+                                       "offload_id": offload_id})
     return Step(out, view.first, len(msgs) - 1, len(replaced),
                 {offload_id: replaced} if replaced else {}, note=f"compacted to {budget} tokens")
 

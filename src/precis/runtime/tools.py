@@ -32,7 +32,10 @@ _DESCRIPTION = (
 _PARAMETERS = {
     "type": "object",
     "properties": {
-        "offload_id": {"type": "string", "description": "The id from the offload note."}
+        "offload_id": {"type": "string", "description": "The id from the offload note."},
+        "contains": {"type": "string", "description": (
+            "Optional: only the messages whose text holds this string (case-insensitive), "
+            "with the results of the calls among them. Use it on large offloads.")},
     },
     "required": ["offload_id"],
     "additionalProperties": False,
@@ -47,12 +50,21 @@ RELOAD_TOOL_ANTHROPIC: dict[str, Any] = {
 }
 
 
-def context_reload(memory: ContextMemory, offload_id: str) -> str:
-    """The offloaded messages as text, one block per message (role, then content)."""
+def context_reload(memory: ContextMemory, offload_id: str, contains: str | None = None) -> str:
+    """The offloaded messages as text, one block per message (role, then content); with
+    ``contains``, only the messages holding it and the results of calls among them."""
     try:
         messages = memory.reload(offload_id)
     except NotFoundError as err:
         return f"error: {err.message}"
+    if contains:
+        needle = contains.lower()
+        hit = [any(needle in _part_text(p).lower() for p in m.parts) for m in messages]
+        calls = {c.id for m, h in zip(messages, hit) if h for c in m.tool_calls}
+        messages = [m for m, h in zip(messages, hit)
+                    if h or any(r.call_id in calls for r in m.tool_results)]
+        if not messages:
+            return f"no message of {offload_id} holds {contains!r}"
     blocks = []
     for m in messages:
         lines = []
@@ -80,4 +92,14 @@ def handle_tool_call(memory: ContextMemory, name: str, arguments: Any) -> str | 
             return "error: the arguments are not JSON"
     if not isinstance(arguments, dict) or not isinstance(arguments.get("offload_id"), str):
         return "error: context_reload needs {\"offload_id\": \"...\"}"
-    return context_reload(memory, arguments["offload_id"])
+    contains = arguments.get("contains")
+    return context_reload(memory, arguments["offload_id"],
+                          contains if isinstance(contains, str) else None)
+
+
+def _part_text(part: Any) -> str:
+    for name in ("text", "content", "arguments"):
+        value = getattr(part, name, None)
+        if isinstance(value, str):
+            return value
+    return ""
