@@ -43,6 +43,10 @@ _CARD_COLUMNS = (
     "superseded_by, language, metadata"
 )
 _CONTEXT_CHARS = 600
+# in a store of more than _SMALL_STORE cards, query words found in more than _COMMON_CAP
+# cards are dropped from the keyword query when rarer ones remain (see keyword_search)
+_SMALL_STORE = 20_000
+_COMMON_CAP = 2_000
 # BM25 column weights: the card's own words, then the messages around it
 _BM25 = "bm25(cards_fts, 1.0, 0.5)"
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
@@ -470,10 +474,18 @@ class SQLiteStore:
     def keyword_search(
         self, words: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """Cards matching any of ``words`` ranked by BM25 (higher is better)."""
+        """Cards matching any of ``words`` ranked by BM25 (higher is better).
+
+        FTS5 scores every card that matches, so in a large store a word found in thousands
+        of cards ("status", "user") would cost more than all the others together. There, a
+        card must hold one of the rarer words of the query to be scored (by all of them)."""
         match = fts_query(words)
         if not match:
             return []
+        with self._lock:
+            rare = self._selective(words)
+        if rare and len(rare) < len([w for w in words if w.strip()]):
+            match = f"({fts_query(rare)}) AND ({match})"
         where, params = filter_sql(filters)
         sql = (
             f"SELECT c.id, -{_BM25} FROM cards_fts JOIN cards c "
@@ -495,6 +507,26 @@ class SQLiteStore:
             except sqlite3.OperationalError as err:  # a query FTS5 cannot parse
                 raise QueryError(f"the keyword query could not be run: {err}") from None
         return [(str(i), float(s)) for i, s in rows]
+
+    def _selective(self, words: Sequence[str]) -> list[str]:
+        """``words`` without those matching more than ``_COMMON_CAP`` cards, in a store big
+        enough for it to matter (each count stops at the cap, so it stays cheap); all of
+        them when the store is small or every word is common."""
+        words = [w for w in words if w.strip()]
+        if len(words) < 2:
+            return words
+        size = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM cards").fetchone()[0]
+        if size <= _SMALL_STORE:
+            return words
+        rare = []
+        for word in words:
+            count = self._db.execute(
+                "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
+                "LIMIT ?)", (fts_query([word]), _COMMON_CAP + 1),
+            ).fetchone()[0]
+            if count <= _COMMON_CAP:
+                rare.append(word)
+        return rare or words
 
     def vector_search(
         self, query: np.ndarray, model: str, filters: Filters, limit: int
