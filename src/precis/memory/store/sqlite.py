@@ -174,6 +174,8 @@ class SQLiteStore:
                     f"cannot open the memory store: {err}", where=self._path
                 ) from None
         self._indexes: dict[str, VectorIndex] = {}
+        self._common: dict[str, int] = {}  # word -> cards holding it (capped), see _selective
+        self._common_at = 0
         self._index_marks: dict[str, tuple[int, int, int]] = {}
 
     # -- housekeeping -------------------------------------------------------------------
@@ -518,12 +520,17 @@ class SQLiteStore:
         size = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM cards").fetchone()[0]
         if size <= _SMALL_STORE:
             return words
+        if abs(size - self._common_at) > size // 20:  # the store grew: counts are stale
+            self._common.clear()
+            self._common_at = size
         rare = []
         for word in words:
-            count = self._db.execute(
-                "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
-                "LIMIT ?)", (fts_query([word]), _COMMON_CAP + 1),
-            ).fetchone()[0]
+            count = self._common.get(word)
+            if count is None:
+                count = self._common[word] = self._db.execute(
+                    "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
+                    "LIMIT ?)", (fts_query([word]), _COMMON_CAP + 1),
+                ).fetchone()[0]
             if count <= _COMMON_CAP:
                 rare.append(word)
         return rare or words
