@@ -268,3 +268,18 @@ def test_listing_and_counts(memory: Memory) -> None:
     assert times == sorted(times)
     page = list(memory.cards(Filters(user="ana"), limit=2, offset=1))
     assert [c.id for c in page] == [c.id for c in ana[1:3]]
+
+
+def test_large_store_scores_only_cards_with_a_rarer_query_word(tmp_path: Path) -> None:
+    from precis.memory.store import sqlite as backend
+
+    cards = [MemoryCard(id=f"c{i}", content=f"status report number {i}", session_id="s")
+             for i in range(backend._SMALL_STORE + 500)]
+    cards.append(MemoryCard(id="z", content="status of the zephyr rollout", session_id="s"))
+    with Memory(tmp_path / "big.sqlite3", embedder="none") as mem:
+        mem.add(cards)
+        hits = mem.search("zephyr status", k=10).hits
+        # "status" is in every card: alone it selects nothing; "zephyr" decides
+        assert [h.card.id for h in hits] == ["z"]
+        common = mem.search("status report", k=5).hits  # every word common: still answered
+        assert len(common) == 5
