@@ -47,6 +47,7 @@ _CONTEXT_CHARS = 600
 # cards are dropped from the keyword query when rarer ones remain (see keyword_search)
 _SMALL_STORE = 20_000
 _COMMON_CAP = 2_000
+_ENOUGH = 10  # cards holding every (common) query word that make an answer on their own
 # BM25 column weights: the card's own words, then the messages around it
 _BM25 = "bm25(cards_fts, 1.0, 0.5)"
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
@@ -480,14 +481,26 @@ class SQLiteStore:
 
         FTS5 scores every card that matches, so in a large store a word found in thousands
         of cards ("status", "user") would cost more than all the others together. There, a
-        card must hold one of the rarer words of the query to be scored (by all of them)."""
+        card must hold one of the rarer words of the query to be scored (by all of them);
+        when every word is common, the cards holding all of them answer if there are
+        enough, and only then does the full match run."""
         match = fts_query(words)
         if not match:
             return []
         with self._lock:
             rare = self._selective(words)
-        if rare and len(rare) < len([w for w in words if w.strip()]):
+        given = [w for w in words if w.strip()]
+        if rare and len(rare) < len(given):
             match = f"({fts_query(rare)}) AND ({match})"
+        elif rare is None:  # every word is common: cards holding all of them first
+            found = self._keyword_rows(" AND ".join(f"({fts_query([w])})" for w in given),
+                                       filters, limit)
+            if len(found) >= _ENOUGH:
+                return found
+        return self._keyword_rows(match, filters, limit)
+
+    def _keyword_rows(self, match: str, filters: Filters, limit: int
+                      ) -> list[tuple[str, float]]:
         where, params = filter_sql(filters)
         sql = (
             f"SELECT c.id, -{_BM25} FROM cards_fts JOIN cards c "
@@ -510,10 +523,10 @@ class SQLiteStore:
                 raise QueryError(f"the keyword query could not be run: {err}") from None
         return [(str(i), float(s)) for i, s in rows]
 
-    def _selective(self, words: Sequence[str]) -> list[str]:
+    def _selective(self, words: Sequence[str]) -> list[str] | None:
         """``words`` without those matching more than ``_COMMON_CAP`` cards, in a store big
         enough for it to matter (each count stops at the cap, so it stays cheap); all of
-        them when the store is small or every word is common."""
+        them when the store is small; ``None`` when every word is common."""
         words = [w for w in words if w.strip()]
         if len(words) < 2:
             return words
@@ -533,7 +546,7 @@ class SQLiteStore:
                 ).fetchone()[0]
             if count <= _COMMON_CAP:
                 rare.append(word)
-        return rare or words
+        return rare or None
 
     def vector_search(
         self, query: np.ndarray, model: str, filters: Filters, limit: int
