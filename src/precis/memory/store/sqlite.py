@@ -175,7 +175,8 @@ class SQLiteStore:
                     f"cannot open the memory store: {err}", where=self._path
                 ) from None
         self._indexes: dict[str, VectorIndex] = {}
-        self._common: dict[str, int] = {}  # word -> cards holding it (capped), see _selective
+        # word -> (cards holding it, counted up to this cap), see _selective
+        self._common: dict[str, tuple[int, int]] = {}
         self._common_at = 0
         self._index_marks: dict[str, tuple[int, int, int]] = {}
 
@@ -483,7 +484,8 @@ class SQLiteStore:
         of cards ("status", "user") would cost more than all the others together. There, a
         card must hold one of the rarer words of the query to be scored (by all of them);
         when every word is common, the cards holding all of them answer if there are
-        enough, and only then does the full match run."""
+        enough, then those holding one of the two least common words, and only then does
+        the full match run."""
         match = fts_query(words)
         if not match:
             return []
@@ -497,6 +499,13 @@ class SQLiteStore:
                                        filters, limit)
             if len(found) >= _ENOUGH:
                 return found
+            with self._lock:  # then cards holding one of the two least common words
+                fewer = self._selective(words, loose=True)
+            if fewer:
+                found = self._keyword_rows(f"({fts_query(fewer)}) AND ({match})", filters,
+                                           limit)
+                if len(found) >= _ENOUGH:
+                    return found
         return self._keyword_rows(match, filters, limit)
 
     def _keyword_rows(self, match: str, filters: Filters, limit: int
@@ -523,10 +532,11 @@ class SQLiteStore:
                 raise QueryError(f"the keyword query could not be run: {err}") from None
         return [(str(i), float(s)) for i, s in rows]
 
-    def _selective(self, words: Sequence[str]) -> list[str] | None:
-        """``words`` without those matching more than ``_COMMON_CAP`` cards, in a store big
-        enough for it to matter (each count stops at the cap, so it stays cheap); all of
-        them when the store is small; ``None`` when every word is common."""
+    def _selective(self, words: Sequence[str], *, loose: bool = False) -> list[str] | None:
+        """The rarer of ``words`` in a store big enough for it to matter: those in at most
+        ``_COMMON_CAP`` cards; with ``loose``, the two least common of those in at most 5%
+        of the cards. All of them when the store is small; ``None`` when none qualifies.
+        Counts stop at the cap asked for and are cached."""
         words = [w for w in words if w.strip()]
         if len(words) < 2:
             return words
@@ -536,17 +546,25 @@ class SQLiteStore:
         if abs(size - self._common_at) > size // 20:  # the store grew: counts are stale
             self._common.clear()
             self._common_at = size
-        rare = []
-        for word in words:
-            count = self._common.get(word)
-            if count is None:
-                count = self._common[word] = self._db.execute(
-                    "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
-                    "LIMIT ?)", (fts_query([word]), _COMMON_CAP + 1),
-                ).fetchone()[0]
-            if count <= _COMMON_CAP:
-                rare.append(word)
-        return rare or None
+        if not loose:
+            rare = [w for w in words if self._count(w, _COMMON_CAP) <= _COMMON_CAP]
+            return rare or None
+        cap = max(_COMMON_CAP, size // 20)
+        counts = {w: self._count(w, cap) for w in words}
+        fewer = sorted((c, i, w) for i, (w, c) in enumerate(counts.items()) if c <= cap)
+        return [w for _, _, w in fewer[:2]] or None
+
+    def _count(self, word: str, cap: int) -> int:
+        """Cards holding ``word``, counted up to ``cap + 1`` (cached with the cap used)."""
+        known = self._common.get(word)
+        if known is not None and (known[0] <= known[1] or known[1] >= cap):
+            return known[0] if known[0] <= cap else cap + 1
+        count = int(self._db.execute(
+            "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
+            "LIMIT ?)", (fts_query([word]), cap + 1),
+        ).fetchone()[0])
+        self._common[word] = (count, cap)
+        return count
 
     def vector_search(
         self, query: np.ndarray, model: str, filters: Filters, limit: int
