@@ -283,3 +283,24 @@ def test_large_store_scores_only_cards_with_a_rarer_query_word(tmp_path: Path) -
         assert [h.card.id for h in hits] == ["z"]
         common = mem.search("status report", k=5).hits  # every word common: still answered
         assert len(common) == 5
+
+
+def test_large_store_with_only_common_words_uses_the_least_common(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from precis.memory.store import sqlite as backend
+
+    # a "large" store in miniature: 1,000 cards, words in more than 10 cards are common
+    monkeypatch.setattr(backend, "_SMALL_STORE", 100)
+    monkeypatch.setattr(backend, "_COMMON_CAP", 10)
+    cards = [MemoryCard(id=f"a{i}", content=f"alpha gamma note {i}", session_id="s")
+             for i in range(30)]
+    cards += [MemoryCard(id=f"b{i}", content=f"beta gamma note {i}", session_id="s")
+              for i in range(40)]
+    cards += [MemoryCard(id=f"g{i}", content=f"gamma filler {i}", session_id="s")
+              for i in range(930)]
+    with Memory(tmp_path / "mini.sqlite3", embedder="none") as mem:
+        mem.add(cards)
+        # no card holds all three; alpha (30) and beta (40) are the least common (<= 5%)
+        hits = mem.search("alpha beta gamma", k=100).hits
+        assert len(hits) == 70
+        assert all(h.card.id[0] in "ab" for h in hits)
