@@ -71,3 +71,35 @@ def test_an_unreachable_llm_never_breaks_compaction() -> None:
     memory.compress_if_needed()
     assert memory.token_count() <= memory.config.budget
     assert all(not e.used_llm for e in memory.events())
+
+
+def test_background_compaction_does_not_block_and_keeps_new_messages(
+        openai_stub: OpenAIStub) -> None:
+    import time
+
+    openai_stub.mode = "slow"  # every answer takes a second, then times out: rules are used
+    openai_stub.delay = 1.0
+    client = ChatClient(openai_stub.url, model="stub", retries=0, timeout=0.6)
+    config = ContextConfig(max_tokens=40_000, token_ratio=0.25, last_keep=2,
+                           large_payload=100_000, min_consecutive_tool=4)
+    memory = ContextMemory(config=config, llm=client)
+    _session(memory)
+    assert memory.over() and memory.token_count() <= config.max_tokens
+    started = time.perf_counter()
+    assert memory.compress_if_needed(background=True) == []
+    assert time.perf_counter() - started < 0.5  # returned before the slow LLM answered
+    memory.add({"role": "user", "content": "one more thing: check src/extra.py"})
+    assert memory.wait(timeout=60)
+    assert memory.fits() or memory.token_count() <= config.budget + 200
+    assert memory.events() and any(e.llm_error for e in memory.events())
+    assert memory.messages()[-1].text == "one more thing: check src/extra.py"
+
+
+def test_background_compaction_is_immediate_over_the_whole_window() -> None:
+    config = ContextConfig(max_tokens=1_000, last_keep=2, large_payload=100_000,
+                           min_consecutive_tool=4)
+    memory = ContextMemory(config=config)
+    _session(memory)
+    assert memory.token_count() > config.max_tokens
+    events = memory.compress_if_needed(background=True)
+    assert events and memory.token_count() <= config.budget

@@ -81,6 +81,7 @@ class ContextMemory:
         self._tokens: list[int] = []  # per working message, kept in step with _working
         self._offloads: dict[str, list[Message]] = {}
         self._events: list[CompressionEvent] = []
+        self._background: threading.Thread | None = None
 
     # -- adding and reading ---------------------------------------------------------------
 
@@ -209,9 +210,62 @@ class ContextMemory:
             return (len(self._working) < self.config.msg_threshold
                     and self.token_count() <= self.config.budget)
 
-    def compress_if_needed(self) -> list[CompressionEvent]:
+    def compress_if_needed(self, *, background: bool = False) -> list[CompressionEvent]:
         """Apply the strategies in order until the working context fits; the events of
-        this call (empty when nothing was needed)."""
+        this call (empty when nothing was needed).
+
+        With ``background=True`` (for slow LLM strategies) the work runs in a thread on a
+        copy of the working context while the caller goes on; the result is swapped in
+        when it is done (messages added meanwhile are kept after it). Only when the
+        context is over the model's whole window (``max_tokens``) or twice the message
+        threshold does the call compact at once, so a model call is never sent over it."""
+        if background:
+            with self._lock:
+                urgent = (self.token_count() > self.config.max_tokens
+                          or len(self._working) >= 2 * self.config.msg_threshold)
+                if not urgent:
+                    self._start_background()
+                    return []
+            self.wait()
+        with self._lock:
+            return self._compress_now()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a background compaction to finish; whether none is running."""
+        thread = self._background
+        if thread is not None:
+            thread.join(timeout)
+        return self._background is None or not self._background.is_alive()
+
+    def _start_background(self) -> None:
+        if not self.over() or (self._background is not None and self._background.is_alive()):
+            return
+        shadow = ContextMemory(config=self.config, tokenizer=self.counter,
+                               session=self.session, llm=self.llm, prompts=self.prompts,
+                               plan=self.plan)
+        shadow._working = list(self._working)
+        shadow._tokens = list(self._tokens)
+        shadow._offloads = dict(self._offloads)
+        snapshot = list(self._working)
+
+        def run() -> None:
+            events = shadow._compress_now()
+            with self._lock:
+                now = self._working
+                if len(now) < len(snapshot) or any(a is not b for a, b in zip(now, snapshot)):
+                    return  # the working context was edited meanwhile: drop the result
+                added = now[len(snapshot):]
+                self._working = shadow._working + added
+                self._tokens = shadow._tokens + self._tokens[len(snapshot):]
+                for offload_id, originals in shadow._offloads.items():
+                    if offload_id not in self._offloads:
+                        self._offload(offload_id, originals)
+                self._events.extend(events)
+
+        self._background = threading.Thread(target=run, name="precis-compaction", daemon=True)
+        self._background.start()
+
+    def _compress_now(self) -> list[CompressionEvent]:
         with self._lock:
             if not self.over():
                 return []
