@@ -207,3 +207,19 @@ def test_reload_can_pick_the_messages_that_hold_a_string() -> None:
     none = handle_tool_call(memory, "context_reload",
                             {"offload_id": big[0], "contains": "no such text"}) or ""
     assert none.startswith("no message of")
+
+
+def test_replace_swaps_a_working_message_in_one_step() -> None:
+    memory = ContextMemory(max_tokens=8000)
+    memory.extend([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}])
+    before = memory.token_count()
+    old = memory.replace(-1, [{"role": "assistant", "content": "b1"},
+                              {"role": "assistant", "content": "b2"}])
+    assert old.text == "b"
+    assert [m.text for m in memory.messages()] == ["a", "b1", "b2"]
+    assert [m.text for m in memory.original()] == ["a", "b"]  # history untouched
+    assert memory.token_count() > before
+    memory.replace(1, [])
+    assert [m.text for m in memory.messages()] == ["a", "b2"]
+    with pytest.raises(NotFoundError):
+        memory.replace(5, [])

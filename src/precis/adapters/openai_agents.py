@@ -96,18 +96,15 @@ class PrecisSession:
 
     async def pop_item(self) -> TResponseInputItem | None:
         """Remove the latest working item and return it (``None`` when there is none)."""
-        with self.memory._lock:  # delete and re-add as one step
-            working = self.memory.messages()
-            if not working:
-                return None
-            last = working[-1]
-            items = message_to_items(last)
-            self.memory.delete(-1)
-            if len(items) > 1:  # the message held several items: keep the others
-                # (the full history, append-only, gets them a second time)
-                self.memory.extend(items_to_messages(
-                    items[:-1], where=f"session {self.session_id!r}"))
-            return cast("TResponseInputItem", items[-1]) if items else None
+        working = self.memory.messages()
+        if not working:
+            return None
+        items = message_to_items(working[-1])
+        # the message may hold several items (text, parallel calls): keep the others
+        rest = items_to_messages(items[:-1], where=f"session {self.session_id!r}") \
+            if len(items) > 1 else []
+        self.memory.replace(-1, rest)
+        return cast("TResponseInputItem", items[-1]) if items else None
 
     async def clear_session(self) -> None:
         """Forget the session: working context, history, offloads and events."""

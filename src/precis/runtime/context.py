@@ -154,6 +154,24 @@ class ContextMemory:
             self._tokens.pop(index)
             return self._working.pop(index)
 
+    def replace(self, index: int, messages: Iterable[Any]) -> Message:
+        """Put ``messages`` (any accepted shape, possibly none) in place of the working
+        message at ``index``, in one step; the full history is not changed. Returns the
+        message replaced."""
+        with self._lock:
+            if not -len(self._working) <= index < len(self._working):
+                raise NotFoundError(
+                    f"no working message {index} (the working context has "
+                    f"{len(self._working)})"
+                )
+            index %= len(self._working)
+            new = [m for item in messages
+                   for m in to_messages(item, where=f"replacement of message {index}")]
+            old = self._working[index]
+            self._working[index:index + 1] = new
+            self._tokens[index:index + 1] = [self.counter.count_message(m) for m in new]
+            return old
+
     def clear(self) -> None:
         """Forget everything: working context, history, offloads (also in the store), events."""
         with self._lock:
