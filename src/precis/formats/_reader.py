@@ -59,6 +59,9 @@ class Document:
         return self.source
 
 
+_BLOCK = 1 << 20
+
+
 def max_input_bytes() -> int:
     raw = os.environ.get("PRECIS_MAX_INPUT_BYTES")
     if not raw:
@@ -84,7 +87,16 @@ def _human(n: int) -> str:
 
 
 def _read_limited(stream: BinaryIO, limit: int, source: str) -> bytes:
-    data = stream.read(limit + 1)
+    # in blocks: one read(limit + 1) would reserve the whole limit (256 MiB) up front
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        block = stream.read(min(_BLOCK, limit + 1 - total))
+        if not block:
+            break
+        chunks.append(block)
+        total += len(block)
+    data = b"".join(chunks)
     if len(data) > limit:
         raise InputTooLargeError(
             f"input is larger than the limit of {_human(limit)}; split it, or raise the "
