@@ -82,6 +82,7 @@ class ContextMemory:
         self._offloads: dict[str, list[Message]] = {}
         self._events: list[CompressionEvent] = []
         self._background: threading.Thread | None = None
+        self.background_error: BaseException | None = None  # of the last background run
 
     # -- adding and reading ---------------------------------------------------------------
 
@@ -237,6 +238,9 @@ class ContextMemory:
         when it is done (messages added meanwhile are kept after it). Only when the
         context is over the model's whole window (``max_tokens``) or twice the message
         threshold does the call compact at once, so a model call is never sent over it."""
+        if background and self.background_error is not None:
+            self.background_error = None  # it failed last time: compact here, now
+            background = False
         if background:
             with self._lock:
                 urgent = (self.token_count() > self.config.max_tokens
@@ -267,7 +271,11 @@ class ContextMemory:
         snapshot = list(self._working)
 
         def run() -> None:
-            events = shadow._compress_now()
+            try:
+                events = shadow._compress_now()
+            except Exception as err:  # kept for the caller; the next call compacts in place
+                self.background_error = err
+                return
             with self._lock:
                 now = self._working
                 if len(now) < len(snapshot) or any(a is not b for a, b in zip(now, snapshot)):
