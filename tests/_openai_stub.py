@@ -8,7 +8,9 @@ decoded body, arrival time). What the server does is set per test:
 * ``stub.mode``: the answer to every request (default ``"ok"``);
 * ``stub.queue``: answers for the next requests, first in first out, before ``mode``.
 
-An answer is one of :data:`MODES` or a tuple ``(status, body, headers)`` sent as is:
+An answer is one of :data:`MODES`, a tuple ``(status, body, headers)`` sent as is,
+``("sleep", seconds)`` (then ``ok``), ``"reversed"`` (``ok`` with the embedding rows in
+reverse order), or a function of the request body returning the raw answer text:
 
 ``ok``            the answer, with ``stub.reply`` (text, or a function of the request body)
                   and ``stub.usage`` (``None`` leaves it out);
@@ -45,7 +47,9 @@ __all__ = ["DIM", "MODES", "OpenAIStub", "Recorded", "bag_of_words", "closed_por
 DIM = 16
 MODES = ("ok", "slow", "500", "429", "not_json", "no_choices", "wrong_types", "empty_content")
 DEFAULT_REPLY = "Stub summary."
-Action = str | tuple[int, str, dict[str, str]]
+# a mode name, (status, raw body, headers), ("sleep", seconds) then ok, "reversed" (embedding
+# rows in reverse order), or a callable given the request body that returns the raw answer
+Action = str | tuple[Any, ...] | Callable[[Any], str]
 
 
 def bag_of_words(text: str) -> list[float]:
@@ -133,13 +137,21 @@ def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             if action == "slow":
                 time.sleep(stub.delay)
                 action = "ok"
+            if isinstance(action, tuple) and action[0] == "sleep":
+                time.sleep(action[1])
+                action = "ok"
+            if callable(action):
+                return self._send(200, action(body), {})
             if isinstance(action, tuple):
                 status, text, headers = action
                 return self._send(status, text, headers)
             if self.path not in ("/v1/chat/completions", "/v1/embeddings"):
                 return self._send(404, json.dumps({"error": f"no route {self.path}"}), {})
-            if action == "ok":
-                return self._send(200, json.dumps(_ok(stub, self.path, body)), {})
+            if action in ("ok", "reversed"):
+                answer = _ok(stub, self.path, body)
+                if action == "reversed":
+                    answer["data"].reverse()
+                return self._send(200, json.dumps(answer), {})
             if action == "500":
                 return self._send(500, json.dumps({"error": {"message": "stub overloaded"}}), {})
             if action == "429":

@@ -1,20 +1,14 @@
 """The OpenAI-compatible embedder against a real HTTP server on 127.0.0.1.
 
-The stub speaks the OpenAI wire format: ``POST /v1/embeddings`` with ``{"model", "input"}``,
-answering ``{"data": [{"index", "embedding"}]}`` with a hashed bag of words (16 values).
-Each test can queue special answers (an error, a delay, a raw body) for the next requests.
+The stub (tests/_openai_stub.py) speaks the OpenAI wire format: ``POST /v1/embeddings``
+answers a hashed bag of words (16 values); each test queues special answers (an error, a
+delay, a raw body) for the next requests.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -22,18 +16,10 @@ import pytest
 np = pytest.importorskip("numpy")
 httpx = pytest.importorskip("httpx")
 
+from _openai_stub import DIM, OpenAIStub, bag_of_words, openai_stub  # noqa: E402, F401
 from precis.errors import EmbeddingError  # noqa: E402
 from precis.memory.embed import OpenAIEmbedder, get_embedder  # noqa: E402
 
-DIM = 16
-
-
-def bag_of_words(text: str) -> list[float]:
-    vector = [0.0] * DIM
-    for word in text.lower().split():
-        vector[hashlib.md5(word.encode()).digest()[0] % DIM] += 1.0
-    vector[0] += 0.5  # no all-zero rows
-    return vector
 
 
 def unit(rows: list[list[float]]) -> Any:
@@ -41,70 +27,12 @@ def unit(rows: list[list[float]]) -> Any:
     return array / np.linalg.norm(array, axis=1, keepdims=True)
 
 
-@dataclass
-class Stub:
-    url: str
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    plan: list[Any] = field(default_factory=list)
-    """Per request, first in first out: ``(status, body, headers)``, ``("sleep", s)``,
-    ``"reversed"`` (data in reverse order) or a callable ``texts -> body``."""
-
-
-def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            request = {"path": self.path, "headers": dict(self.headers), "json": json.loads(body)}
-            stub.requests.append(request)
-            action = stub.plan.pop(0) if stub.plan else "ok"
-            texts = request["json"]["input"]
-            if isinstance(action, tuple) and action[0] == "sleep":
-                time.sleep(action[1])
-                action = "ok"
-            if isinstance(action, tuple):
-                status, text, headers = action
-                return self._send(status, text, headers)
-            if callable(action):
-                return self._send(200, action(texts), {})
-            data = [{"object": "embedding", "index": i, "embedding": bag_of_words(t)}
-                    for i, t in enumerate(texts)]
-            if action == "reversed":
-                data.reverse()
-            answer = {"object": "list", "data": data, "model": request["json"]["model"],
-                      "usage": {"prompt_tokens": 1, "total_tokens": 1}}
-            self._send(200, json.dumps(answer), {})
-
-        def _send(self, status: int, text: str, headers: dict[str, str]) -> None:
-            payload = text.encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for key, value in headers.items():
-                self.send_header(key, value)
-            self.end_headers()
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(payload)  # the client may have given up (timeout test)
-
-    return Handler
-
-
 @pytest.fixture
-def stub() -> Iterator[Stub]:
-    state = Stub(url="")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
-    thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
+def stub(openai_stub: OpenAIStub) -> OpenAIStub:
+    return openai_stub
 
 
-def make(stub: Stub, **options: Any) -> OpenAIEmbedder:
+def make(stub: OpenAIStub, **options: Any) -> OpenAIEmbedder:
     options.setdefault("backoff", 0)
     embedder = get_embedder("openai:bow-16", base_url=stub.url, **options)
     assert isinstance(embedder, OpenAIEmbedder)
@@ -114,51 +42,51 @@ def make(stub: Stub, **options: Any) -> OpenAIEmbedder:
 TEXTS = ["the cat sat", "on the mat", "a dog", "dogs and cats and dogs", "x"]
 
 
-def test_embeds_and_sends_the_wire_format(stub: Stub) -> None:
+def test_embeds_and_sends_the_wire_format(stub: OpenAIStub) -> None:
     embedder = make(stub, api_key="sekret")
     out = embedder.embed(TEXTS[:2])
     assert out.dtype == np.float32 and out.shape == (2, DIM)
     assert np.allclose(out, unit([bag_of_words(t) for t in TEXTS[:2]]), atol=1e-6)
     assert np.allclose(np.linalg.norm(out, axis=1), 1, atol=1e-6)
     [request] = stub.requests
-    assert request["path"] == "/v1/embeddings"
-    assert request["json"] == {"model": "bow-16", "input": TEXTS[:2]}
-    assert request["headers"]["Authorization"] == "Bearer sekret"
+    assert request.path == "/v1/embeddings"
+    assert request.body == {"model": "bow-16", "input": TEXTS[:2]}
+    assert request.headers["Authorization"] == "Bearer sekret"
     assert embedder.name == "openai:bow-16" and embedder.dim == DIM
 
 
-def test_no_key_sends_no_authorization(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_key_sends_no_authorization(stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRECIS_EMBED_KEY", raising=False)
     make(stub).embed(["a"])
-    assert "Authorization" not in stub.requests[0]["headers"]
+    assert "Authorization" not in stub.requests[0].headers
 
 
-def test_environment_gives_url_and_key(stub: Stub, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_gives_url_and_key(stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRECIS_EMBED_URL", stub.url + "/")
     monkeypatch.setenv("PRECIS_EMBED_KEY", "from-env")
     embedder = get_embedder("openai:bow-16", retries=0)
     assert embedder is not None
     embedder.embed(["a"])
-    assert stub.requests[0]["path"] == "/v1/embeddings"
-    assert stub.requests[0]["headers"]["Authorization"] == "Bearer from-env"
+    assert stub.requests[0].path == "/v1/embeddings"
+    assert stub.requests[0].headers["Authorization"] == "Bearer from-env"
 
 
-def test_batches_give_the_same_vectors(stub: Stub) -> None:
+def test_batches_give_the_same_vectors(stub: OpenAIStub) -> None:
     whole = make(stub).embed(TEXTS)
     assert len(stub.requests) == 1
     stub.requests.clear()
     batched = make(stub, batch_size=2).embed(TEXTS)
-    assert [r["json"]["input"] for r in stub.requests] == [TEXTS[0:2], TEXTS[2:4], TEXTS[4:]]
+    assert [r.body["input"] for r in stub.requests] == [TEXTS[0:2], TEXTS[2:4], TEXTS[4:]]
     assert np.array_equal(whole, batched)
 
 
-def test_rows_follow_index_not_answer_order(stub: Stub) -> None:
-    stub.plan = ["reversed"]
+def test_rows_follow_index_not_answer_order(stub: OpenAIStub) -> None:
+    stub.queue = ["reversed"]
     out = make(stub).embed(TEXTS)
     assert np.allclose(out, unit([bag_of_words(t) for t in TEXTS]), atol=1e-6)
 
 
-def test_dim_is_learned_from_a_probe(stub: Stub) -> None:
+def test_dim_is_learned_from_a_probe(stub: OpenAIStub) -> None:
     embedder = make(stub)
     assert embedder.known_dim is None
     assert embedder.dim == DIM
@@ -167,29 +95,29 @@ def test_dim_is_learned_from_a_probe(stub: Stub) -> None:
     assert make(stub, dim=DIM).dim == DIM and len(stub.requests) == 1  # given: no probe
 
 
-def test_server_error_then_success_is_retried(stub: Stub) -> None:
-    stub.plan = [(500, '{"error": "overloaded"}', {})]
+def test_server_error_then_success_is_retried(stub: OpenAIStub) -> None:
+    stub.queue = [(500, '{"error": "overloaded"}', {})]
     out = make(stub, retries=2).embed(["a b"])
     assert len(stub.requests) == 2
     assert np.allclose(out[0], unit([bag_of_words("a b")])[0], atol=1e-6)
 
 
-def test_rate_limit_is_retried(stub: Stub) -> None:
-    stub.plan = [(429, "slow down", {"Retry-After": "0"}), (503, "busy", {})]
+def test_rate_limit_is_retried(stub: OpenAIStub) -> None:
+    stub.queue = [(429, "slow down", {"Retry-After": "0"}), (503, "busy", {})]
     make(stub, retries=2).embed(["a"])
     assert len(stub.requests) == 3
 
 
-def test_retries_wait_with_exponential_backoff(stub: Stub) -> None:
-    stub.plan = [(502, "bad gateway", {}), (502, "bad gateway", {})]
+def test_retries_wait_with_exponential_backoff(stub: OpenAIStub) -> None:
+    stub.queue = [(502, "bad gateway", {}), (502, "bad gateway", {})]
     start = time.perf_counter()
     make(stub, retries=2, backoff=0.1).embed(["a"])
     assert time.perf_counter() - start >= 0.3  # 0.1 then 0.2 s
     assert len(stub.requests) == 3
 
 
-def test_server_error_after_the_last_retry(stub: Stub) -> None:
-    stub.plan = [(500, "boom one", {}), (500, "boom two", {})]
+def test_server_error_after_the_last_retry(stub: OpenAIStub) -> None:
+    stub.queue = [(500, "boom one", {}), (500, "boom two", {})]
     embedder = make(stub, retries=1)
     with pytest.raises(EmbeddingError, match="HTTP 500: boom two") as info:
         embedder.embed(["a"])
@@ -197,9 +125,9 @@ def test_server_error_after_the_last_retry(stub: Stub) -> None:
     assert "after 2 attempts" in str(info.value)
 
 
-def test_client_error_is_not_retried_and_body_is_cut(stub: Stub) -> None:
+def test_client_error_is_not_retried_and_body_is_cut(stub: OpenAIStub) -> None:
     body = json.dumps({"error": {"message": "model not found " + "z" * 400}})
-    stub.plan = [(404, body, {})]
+    stub.queue = [(404, body, {})]
     with pytest.raises(EmbeddingError) as info:
         make(stub, retries=3).embed(["a"])
     assert len(stub.requests) == 1
@@ -209,8 +137,8 @@ def test_client_error_is_not_retried_and_body_is_cut(stub: Stub) -> None:
     assert body[:201] not in message
 
 
-def test_timeout(stub: Stub) -> None:
-    stub.plan = [("sleep", 1.0), ("sleep", 1.0)]
+def test_timeout(stub: OpenAIStub) -> None:
+    stub.queue = [("sleep", 1.0), ("sleep", 1.0)]
     start = time.perf_counter()
     with pytest.raises(EmbeddingError, match=r"no answer within 0.2 s \(after 2 attempts\)"):
         make(stub, timeout=0.2, retries=1).embed(["a"])
@@ -218,7 +146,7 @@ def test_timeout(stub: Stub) -> None:
     assert len(stub.requests) == 2
 
 
-def test_connection_refused(stub: Stub) -> None:
+def test_connection_refused(stub: OpenAIStub) -> None:
     with socket_closed_port() as port:
         embedder = get_embedder(
             "openai:m", base_url=f"http://127.0.0.1:{port}/v1", retries=1, backoff=0
@@ -270,22 +198,22 @@ def _data(*rows: Any) -> str:
          "data[1] has no 'embedding'"),
     ],
 )
-def test_malformed_answers(stub: Stub, answer: str, problem: str) -> None:
-    stub.plan = [lambda texts: answer]
+def test_malformed_answers(stub: OpenAIStub, answer: str, problem: str) -> None:
+    stub.queue = [lambda body: answer]
     with pytest.raises(EmbeddingError) as info:
         make(stub).embed(["one", "two"])
     assert problem in str(info.value)
     assert info.value.where == stub.url + "/embeddings"
 
 
-def test_dim_must_match_the_given_one(stub: Stub) -> None:
+def test_dim_must_match_the_given_one(stub: OpenAIStub) -> None:
     with pytest.raises(EmbeddingError, match=f"has {DIM} values, expected 8"):
         make(stub, dim=8).embed(["a"])
 
 
-def test_dim_must_stay_the_same_across_batches(stub: Stub) -> None:
+def test_dim_must_stay_the_same_across_batches(stub: OpenAIStub) -> None:
     embedder = make(stub, batch_size=1)
-    stub.plan = ["ok", lambda texts: _data([1.0, 2.0])]
+    stub.queue = ["ok", lambda body: _data([1.0, 2.0])]
     with pytest.raises(EmbeddingError, match=f"has 2 values, expected {DIM}"):
         embedder.embed(["a", "b"])
 
@@ -308,6 +236,6 @@ def test_injected_transport_is_used() -> None:
     assert str(seen[0].url) == "http://embed.invalid/v1/embeddings"
 
 
-def test_empty_input_sends_nothing(stub: Stub) -> None:
+def test_empty_input_sends_nothing(stub: OpenAIStub) -> None:
     assert make(stub, dim=DIM).embed([]).shape == (0, DIM)
     assert stub.requests == []
