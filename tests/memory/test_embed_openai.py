@@ -16,10 +16,9 @@ import pytest
 np = pytest.importorskip("numpy")
 httpx = pytest.importorskip("httpx")
 
-from _openai_stub import DIM, OpenAIStub, bag_of_words, openai_stub  # noqa: E402, F401
+from _openai_stub import DIM, OpenAIStub, bag_of_words  # noqa: E402
 from precis.errors import EmbeddingError  # noqa: E402
 from precis.memory.embed import OpenAIEmbedder, get_embedder  # noqa: E402
-
 
 
 def unit(rows: list[list[float]]) -> Any:
