@@ -14,7 +14,7 @@ import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 
 from precis.compact._digest import _tool_result_digest, core_text, tool_call_digest
 from precis.model import Conversation, Message, Part, Text, ToolCall, ToolResult
@@ -53,7 +53,8 @@ class Step:
 
 @dataclass(frozen=True)
 class View:
-    """The working messages and the regions the strategies may touch."""
+    """The working messages and the regions the strategies may touch (each region is
+    worked out once per view)."""
 
     messages: list[Message]
     config: ContextConfig
@@ -61,7 +62,7 @@ class View:
     language: str
     summarize: Summarize
 
-    @property
+    @cached_property
     def first(self) -> int:
         """The first message after the leading system messages."""
         i = 0
@@ -69,7 +70,7 @@ class View:
             i += 1
         return i
 
-    @property
+    @cached_property
     def round_start(self) -> int:
         """The latest user message that is not tool output (the current round starts)."""
         for i in range(len(self.messages) - 1, -1, -1):
@@ -78,7 +79,7 @@ class View:
                 return i
         return self.first
 
-    @property
+    @cached_property
     def reply(self) -> int | None:
         """The latest final assistant reply (text, no tool calls)."""
         for i in range(len(self.messages) - 1, -1, -1):
@@ -87,7 +88,7 @@ class View:
                 return i
         return None
 
-    @property
+    @cached_property
     def requested(self) -> frozenset[int]:
         """Messages holding the answer to a ``context_reload`` call: the agent asked for
         that text back, so the current-round strategies leave it whole."""
@@ -239,45 +240,35 @@ def summarize_rounds(view: View) -> Step | None:
 
 def current_large(view: View) -> Step | None:
     """5. Large messages of the current round are summarized; originals offloaded."""
-    msgs = list(view.messages)
     cfg = view.config
-    offloads: dict[str, list[Message]] = {}
-    outcomes: list[Outcome] = []
-    touched: list[int] = []
-    for i in range(view.round_start + 1, len(msgs)):
-        m = msgs[i]
-        if (_size(m) <= cfg.large_payload or i == view.reply or m.metadata.get("precis")
-                or i in view.requested):
-            continue
-        limit = max(cfg.preview_chars, int(_size(m) * cfg.current_round_ratio))
-        offload_id = _new_id()
-        offloads[offload_id] = [m]
-        msgs[i], outcome = _shrunk(m, limit, offload_id, view, "current_large")
-        outcomes.append(outcome)
-        touched.append(i)
-    if not touched:
-        return None
-    return Step(msgs, touched[0], touched[-1], len(touched), offloads, outcomes)
+    return _shrink_round(view, "current_large", lambda i, m: (
+        _size(m) > cfg.large_payload and i != view.reply and not m.metadata.get("precis")))
 
 
 def current_round(view: View) -> Step | None:
     """6. Every message of the current round after the request is cut to
     ``current_round_ratio`` of its size (tool results and texts alike)."""
-    msgs = list(view.messages)
     cfg = view.config
+    return _shrink_round(view, "current_round", lambda i, m: (
+        _size(m) > cfg.preview_chars * 2 and m.metadata.get("precis") != "shrunk"))
+
+
+def _shrink_round(view: View, slot: str, wanted: Callable[[int, Message], bool]
+                  ) -> Step | None:
+    """Summarize the ``wanted`` messages of the current round to ``current_round_ratio``
+    of their size, offloading the originals (a requested reload is never cut)."""
+    msgs = list(view.messages)
     offloads: dict[str, list[Message]] = {}
     outcomes: list[Outcome] = []
     touched: list[int] = []
     for i in range(view.round_start + 1, len(msgs)):
         m = msgs[i]
-        size = _size(m)
-        if (size <= cfg.preview_chars * 2 or m.metadata.get("precis") == "shrunk"
-                or i in view.requested):
+        if i in view.requested or not wanted(i, m):
             continue
-        limit = max(cfg.preview_chars, int(size * cfg.current_round_ratio))
+        limit = max(view.config.preview_chars, int(_size(m) * view.config.current_round_ratio))
         offload_id = _new_id()
         offloads[offload_id] = [m]
-        msgs[i], outcome = _shrunk(m, limit, offload_id, view, "current_round")
+        msgs[i], outcome = _shrunk(m, limit, offload_id, view, slot)
         outcomes.append(outcome)
         touched.append(i)
     if not touched:
