@@ -30,6 +30,7 @@ from precis.memory.store.base import SessionRecord, StoredMessage
 from precis.memory.text import query_words
 from precis.memory.timeref import single_day
 from precis.model import Conversation, ToolCall
+from precis.segment._lang import detect_language
 
 __all__ = ["Extraction", "extract_cards", "session_id_of"]
 
@@ -394,11 +395,7 @@ def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
     return tuple(out)[:12]
 
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]+")
-
-
 def _language(unit: Sequence[AnalyzedFragment]) -> str:
-    """zh when the card has at least as many Chinese characters as Latin words."""
-    text = " ".join(i.fragment.text for i in unit)
-    return "zh" if len(_HAN.findall(text)) >= max(1, len(_LATIN.findall(text))) else "en"
+    """zh when the card is Chinese or a mix (code and identifiers in Chinese prose)."""
+    language = detect_language(" ".join(i.fragment.text for i in unit))
+    return "zh" if language in ("zh", "mixed") else "en"

@@ -14,7 +14,6 @@ result says so.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -26,6 +25,7 @@ from precis.memory.card import MemoryCard
 from precis.memory.query import QueryPlan, understand
 from precis.memory.store.base import NO_FILTERS, Filters, Store, StoredMessage
 from precis.memory.text import words as split_words
+from precis.segment._lang import detect_language
 
 if TYPE_CHECKING:
     from precis.memory.embed import Embedder
@@ -182,17 +182,13 @@ def _rank(
     return fused, why
 
 
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]+")
-
-
 def _understands(embedder: Embedder, text: str) -> bool:
     """Whether the embedder knows the query's language (one that declares ``languages``,
     like the English-only MiniLM, is skipped for a Chinese query)."""
     languages = getattr(embedder, "languages", None)
     if not languages:
         return True
-    language = "zh" if len(_HAN.findall(text)) >= max(1, len(_LATIN.findall(text))) else "en"
+    language = "zh" if detect_language(text) in ("zh", "mixed") else "en"
     return language in languages
 
 

@@ -36,6 +36,7 @@ from precis.runtime.config import ContextConfig
 from precis.runtime.convert import message_from_data, message_to_data, to_messages
 from precis.runtime.events import STRATEGIES, CompressionEvent
 from precis.runtime.strategies import STRATEGY_FUNCTIONS, Outcome, Step, View
+from precis.segment._lang import detect_language
 from precis.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
@@ -361,8 +362,7 @@ class ContextMemory:
 
     def _language(self) -> str:
         sample = " ".join(m.text[:200] for m in self._working[-20:])
-        han = sum(1 for c in sample if "\u4e00" <= c <= "\u9fff")
-        return "zh" if han * 3 >= len(sample.split()) and han > 10 else "en"
+        return "zh" if detect_language(sample) == "zh" else "en"
 
     def _summarizer(self) -> Callable[[str, str, Callable[[], str]], Outcome]:
         llm, prompts, plan = self.llm, self.prompts, self.plan
