@@ -121,9 +121,10 @@ def test_offloaded_content_reloads_through_the_tool(tmp_path: Path) -> None:
                for m in memory.messages())
     answer = handle_tool_call(memory, "context_reload", json.dumps({"offload_id": offload_id}))
     assert answer is not None and originals[0].parts
-    first = originals[0]
-    assert (first.text or "") [:50] in answer or any(
-        getattr(p, "content", "")[:50] in answer for p in first.parts)
+    # every original text, call and result is in the answer, in full
+    pieces = [getattr(p, name) for m in originals for p in m.parts
+              for name in ("text", "content", "arguments") if getattr(p, name, "")]
+    assert pieces and all(piece in answer for piece in pieces)
     assert handle_tool_call(memory, "other_tool", "{}") is None
     assert "no offloaded context" in (handle_tool_call(memory, "context_reload",
                                                        {"offload_id": "ctx-nope"}) or "")
