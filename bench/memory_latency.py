@@ -5,7 +5,8 @@ temporary folder) ingests the first N synthetic memory cards of ``_synthetic_car
 (seeded; ~30% Chinese; metadata user / session / type / date) in batches of ``--batch``;
 only the ingest calls are timed (generating the cards is not). Then ``--queries`` queries
 (each aimed at one card, ~30% with a user, type or date-window filter) are run one at a
-time after one untimed warm-up query, top ``--k``. Reported: cards/s, search p50 / p95 in
+time after a first query timed apart (it loads the in-memory indexes from the file), top
+``--k``. Reported: cards/s, search p50 / p95 in
 ms (wall clock, and the process's CPU time: on a shared machine the wall-clock figures
 grow with the load average, which is reported), hit@k (the share of queries whose target
 card comes back: a sanity check, not a quality measure, since at large N several cards
@@ -219,7 +220,9 @@ def _measure(name: str, make: Factory, n: int, args: Any) -> dict[str, Any]:
                 print(f"  {name} {n:,}: {done:,} cards in {ingest:.1f} s "
                       f"({done / ingest if ingest else 0:,.0f} cards/s)", flush=True)
         asked = queries(n, args.queries, args.seed)
-        store.search(asked[0], args.k)  # warm-up, untimed
+        start = time.perf_counter()
+        store.search(asked[0], args.k)  # the first search loads the indexes: apart
+        first = time.perf_counter() - start
         latencies, cpu, hits = [], [], 0
         filtered: list[float] = []
         for q in asked:
@@ -237,6 +240,7 @@ def _measure(name: str, make: Factory, n: int, args: Any) -> dict[str, Any]:
             "ingest_cpu_seconds": ingest_cpu,
             "cards_per_cpu_second": n / ingest_cpu if ingest_cpu else None,
             "queries": len(asked), "filtered_queries": len(filtered), "k": args.k,
+            "first_search_ms": 1000 * first,
             "search_ms_p50": 1000 * percentile(latencies, 50),
             "search_ms_p95": 1000 * percentile(latencies, 95),
             "filtered_search_ms_p50": 1000 * percentile(filtered, 50),
@@ -289,12 +293,14 @@ def main() -> None:
                 break
 
     print()
-    print_table(["system", "cards", "cards/s", "cards/cpu s", "ingest s", "search p50 ms",
+    print_table(["system", "cards", "cards/s", "cards/cpu s", "ingest s", "first ms",
+                 "search p50 ms",
                  "search p95 ms", "filtered p50 ms", "search cpu ms", f"hit@{args.k}",
                  "disk MB", "setup s", "load"],
                 [[r["system"], r["cards"], f"{r['cards_per_second'] or 0:,.0f}",
                   f"{r['cards_per_cpu_second'] or 0:,.0f}",
-                  f"{r['ingest_seconds']:.1f}", f"{r['search_ms_p50']:.2f}",
+                  f"{r['ingest_seconds']:.1f}", f"{r['first_search_ms']:.0f}",
+                  f"{r['search_ms_p50']:.2f}",
                   f"{r['search_ms_p95']:.2f}", f"{r['filtered_search_ms_p50']:.2f}",
                   f"{r['search_cpu_ms_mean']:.2f}",
                   f"{100 * r['hit_at_k']:.0f}%", f"{r['disk_mb']:.1f}",

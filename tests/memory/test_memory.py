@@ -11,7 +11,6 @@ import pytest
 
 from precis import Message, NotFoundError, QueryError, StoreError, load
 from precis.memory import Filters, Memory, MemoryCard, SQLiteStore, extract_cards
-from precis.memory.store.sqlite import fts_query
 from precis.model import Conversation
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -160,11 +159,6 @@ def test_unusable_queries_raise_query_errors(memory: Memory) -> None:
         memory.search("cutover", types=["nonsense"])
 
 
-def test_fts_query_quotes_everything() -> None:
-    assert fts_query(['a"b', "c"]) == '"a""b" OR "c"'
-    assert fts_query(["", " "]) == ""
-
-
 def test_update_delete_history_and_supersession(memory: Memory) -> None:
     memory.ingest(FIX / "multiday_en.json")
     card = memory.search("cutover Saturday", k=1).hits[0].card
@@ -228,7 +222,7 @@ def test_store_file_is_wal_and_migrations_are_recorded(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert [r[0] for r in db.execute("SELECT name FROM migrations ORDER BY name")] == [
-        "0001_initial", "0002_runtime"]
+        "0001_initial", "0002_runtime", "0003_keyword_terms"]
 
 
 def test_cards_from_a_conversation_without_ids_or_times() -> None:
@@ -270,37 +264,3 @@ def test_listing_and_counts(memory: Memory) -> None:
     assert [c.id for c in page] == [c.id for c in ana[1:3]]
 
 
-def test_large_store_scores_only_cards_with_a_rarer_query_word(tmp_path: Path) -> None:
-    from precis.memory.store import sqlite as backend
-
-    cards = [MemoryCard(id=f"c{i}", content=f"status report number {i}", session_id="s")
-             for i in range(backend._SMALL_STORE + 500)]
-    cards.append(MemoryCard(id="z", content="status of the zephyr rollout", session_id="s"))
-    with Memory(tmp_path / "big.sqlite3", embedder="none") as mem:
-        mem.add(cards)
-        hits = mem.search("zephyr status", k=10).hits
-        # "status" is in every card: alone it selects nothing; "zephyr" decides
-        assert [h.card.id for h in hits] == ["z"]
-        common = mem.search("status report", k=5).hits  # every word common: still answered
-        assert len(common) == 5
-
-
-def test_large_store_with_only_common_words_uses_the_least_common(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from precis.memory.store import sqlite as backend
-
-    # a "large" store in miniature: 1,000 cards, words in more than 10 cards are common
-    monkeypatch.setattr(backend, "_SMALL_STORE", 100)
-    monkeypatch.setattr(backend, "_COMMON_CAP", 10)
-    cards = [MemoryCard(id=f"a{i}", content=f"alpha gamma note {i}", session_id="s")
-             for i in range(30)]
-    cards += [MemoryCard(id=f"b{i}", content=f"beta gamma note {i}", session_id="s")
-              for i in range(40)]
-    cards += [MemoryCard(id=f"g{i}", content=f"gamma filler {i}", session_id="s")
-              for i in range(930)]
-    with Memory(tmp_path / "mini.sqlite3", embedder="none") as mem:
-        mem.add(cards)
-        # no card holds all three; alpha (30) and beta (40) are the least common (<= 5%)
-        hits = mem.search("alpha beta gamma", k=100).hits
-        assert len(hits) == 70
-        assert all(h.card.id[0] in "ab" for h in hits)

@@ -414,8 +414,8 @@ def stats_command(settings: _Settings, as_json: bool) -> None:
         click.echo(json.dumps(stats, ensure_ascii=False, indent=2))
         return
     click.echo(f"store: {stats['path']}")
-    for key in ("cards", "sessions", "messages", "users", "superseded"):
-        click.echo(f"{key}: {stats[key]:,}")
+    for key in ("cards", "sessions", "messages", "users", "superseded", "keyword_terms"):
+        click.echo(f"{key.replace('_', ' ')}: {stats[key]:,}")
     click.echo(f"embedder: {stats.get('embedder') or 'none'}")
     for model, count in stats["vectors"].items():
         click.echo(f"vectors ({model}): {count:,}")

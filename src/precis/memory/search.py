@@ -1,12 +1,12 @@
 """Memory search: understand the query, filter in the store, fuse keyword and vector ranks,
 then post-process (near-duplicates out, optional time order, source context, a recap).
 
-Ranking fuses BM25 (FTS5) and cosine similarity (when the store has vectors) by relative
-score: each list is scaled to [0, 1] and the two are averaged. It is nudged by what the
-query asked for: a card of a type the query names, a card that holds an exact entity of the
-query (an id, a path), the person the query names, and recency when the query asks for the
-latest. A superseded card is shown with its
-successor's id, and ranked lower when the query asks for the current state.
+Ranking fuses BM25 (:mod:`precis.memory.keywords`) and cosine similarity (when the store
+has vectors) by relative score: each list is scaled to [0, 1] and the two are averaged. It
+is nudged by what the query asked for: a card of a type the query names, a card that holds
+an exact entity of the query (an id, a path), the person the query names, and recency when
+the query asks for the latest. A superseded card is shown with its successor's id, and
+ranked lower when the query asks for the current state.
 Filters given by the caller are hard (enforced by the store); a time range read from the
 query text is a filter too, unless nothing matches it, in which case it is dropped and the
 result says so.

@@ -1,10 +1,12 @@
 """Words for the keyword index, in Chinese and English.
 
-SQLite's FTS5 ``porter unicode61`` tokenizer splits and stems English itself, but it sees a run
-of Chinese characters as one token. So Chinese runs are cut into words first (``rjieba``, search
-mode: a long word also yields its parts) and joined with spaces; the same cut is applied to the
-text that is indexed and to the query, so both sides agree. Stop words are dropped from queries
-only: the index keeps everything, BM25 already discounts common words.
+The index's terms come from SQLite's FTS5 ``porter unicode61`` tokenizer
+(:mod:`precis.memory.keywords`), which splits and stems English itself but sees a run of
+Chinese characters as one token. So Chinese runs are cut into words first (``rjieba``,
+search mode: a long word also yields its parts) and joined with spaces; the same cut is
+applied to the text that is indexed and to the query, so both sides agree. Stop words are
+dropped from queries, and so never kept in the index's postings (they still count in a
+card's length).
 """
 
 from __future__ import annotations

@@ -112,4 +112,20 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
         );
         """,
     ),
+    (
+        # keyword search moves from FTS5's bm25() (which scores every matching row in
+        # SQL) to an in-memory BM25 index built from each card's terms
+        # (precis.memory.keywords); cards of older files get their terms on first use
+        "0003_keyword_terms",
+        """
+        CREATE TABLE terms (id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+        CREATE TABLE card_terms (
+            card_rowid INTEGER PRIMARY KEY,
+            length INTEGER NOT NULL,
+            terms BLOB NOT NULL,
+            freqs BLOB NOT NULL
+        );
+        DROP TABLE cards_fts;
+        """,
+    ),
 )

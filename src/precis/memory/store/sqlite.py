@@ -1,10 +1,11 @@
-"""The embedded memory store: one SQLite file (WAL) with FTS5 keywords and vectors.
+"""The embedded memory store: one SQLite file (WAL) with keyword terms and vectors.
 
 Writes run in ``BEGIN IMMEDIATE`` transactions, so two processes writing at once queue on
 SQLite's lock instead of losing each other's cards, and a process killed mid-write leaves
-the last committed state. Vectors live in the file as float32 blobs; searches use an
-in-memory index (:mod:`precis.memory.vectors`) loaded on first use and refreshed when
-another connection has written since.
+the last committed state. Each card's keyword terms (:mod:`precis.memory.keywords`) and
+vectors live in the file; searches use in-memory indexes (BM25 postings, and
+:mod:`precis.memory.vectors`) loaded on first use and brought up to date when another
+connection has written since: cards appended are added, any other change reloads.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ from precis.memory.text import SEGMENTER, index_text
 if TYPE_CHECKING:
     import numpy as np
 
+    from precis.memory.columns import CardColumns
+    from precis.memory.keywords import KeywordIndex, Terms
     from precis.memory.vectors import VectorIndex
 
 __all__ = ["SQLiteStore", "default_store_path", "utc_now"]
@@ -43,13 +46,7 @@ _CARD_COLUMNS = (
     "superseded_by, language, metadata"
 )
 _CONTEXT_CHARS = 600
-# in a store of more than _SMALL_STORE cards, query words found in more than _COMMON_CAP
-# cards are dropped from the keyword query when rarer ones remain (see keyword_search)
-_SMALL_STORE = 20_000
-_COMMON_CAP = 2_000
-_ENOUGH = 10  # cards holding every (common) query word that make an answer on their own
-# BM25 column weights: the card's own words, then the messages around it
-_BM25 = "bm25(cards_fts, 1.0, 0.5)"
+_BACKFILL = 1000  # cards given their keyword terms per transaction (older files)
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
 
 
@@ -121,12 +118,6 @@ def filter_sql(filters: Filters, alias: str = "c") -> tuple[str, list[Any]]:
     return (" AND ".join(clauses) or "1"), params
 
 
-def fts_query(words: Sequence[str]) -> str:
-    """An FTS5 MATCH expression that ORs the words, each quoted (no FTS syntax gets through)."""
-    quoted = ['"' + w.replace('"', '""') + '"' for w in words if w.strip()]
-    return " OR ".join(quoted)
-
-
 def card_body(card: MemoryCard) -> str:
     """What the keyword index holds for a card: its words, speaker, tags and entities."""
     parts = [card.content, card.speaker or "", " ".join(card.tags), " ".join(card.topics),
@@ -175,10 +166,14 @@ class SQLiteStore:
                     f"cannot open the memory store: {err}", where=self._path
                 ) from None
         self._indexes: dict[str, VectorIndex] = {}
-        # word -> (cards holding it, counted up to this cap), see _selective
-        self._common: dict[str, tuple[int, int]] = {}
-        self._common_at = 0
         self._index_marks: dict[str, tuple[int, int, int]] = {}
+        self._term_maker: Terms | None = None
+        self._vocabulary: dict[str, int] = {}  # term -> id, as in the terms table
+        self._vocabulary_top = 0  # the highest term id read from the table
+        self._keywords: KeywordIndex | None = None
+        self._keyword_changes = -1  # the keyword_changes count the index was built at
+        self._columns: CardColumns | None = None
+        self._columns_changes = -1
 
     # -- housekeeping -------------------------------------------------------------------
 
@@ -189,6 +184,8 @@ class SQLiteStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._term_maker is not None:
+                self._term_maker.close()
 
     def __enter__(self) -> SQLiteStore:
         return self
@@ -225,13 +222,17 @@ class SQLiteStore:
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-        segmenter = self.get_meta("segmenter")
-        if segmenter != SEGMENTER:
-            raise StoreError(
-                f"this memory store's keyword index was built with {segmenter!r}, "
-                f"this precis uses {SEGMENTER!r}; rebuild it with `precis memory reindex`",
-                where=self._path,
-            )
+        if self.get_meta("segmenter") != SEGMENTER:
+            # terms cut by another segmenter would not match this one's queries: drop
+            # them; every card gets its terms again on the next search
+            with self._write() as db:
+                if db.execute("SELECT value FROM meta WHERE key = 'segmenter'"
+                              ).fetchone() != (SEGMENTER,):
+                    db.execute("DELETE FROM card_terms")
+                    db.execute("DELETE FROM terms")
+                    db.execute("INSERT OR REPLACE INTO meta VALUES ('segmenter', ?)",
+                               (SEGMENTER,))
+                    _count(db, "keyword_changes")
 
     def _write(self) -> _Transaction:
         return _Transaction(self)
@@ -276,11 +277,13 @@ class SQLiteStore:
                       m.text) for m in messages],
                 )
             now = utc_now()
+            new: list[tuple[int, MemoryCard]] = []
             for i, card in enumerate(cards):
                 rowid = self._insert_card(db, card, now)
                 if rowid is None:
                     continue
                 added.append(card.id)
+                new.append((rowid, card))
                 self._record(db, card.id, "created", None)  # filled in on the first change
                 if vectors is not None and model is not None:
                     db.execute(
@@ -290,6 +293,7 @@ class SQLiteStore:
                     appended += 1
             if appended:
                 _count(db, "vector_appends", appended)
+            self._put_terms(db, new)
         return added
 
     def _insert_card(self, db: sqlite3.Connection, card: MemoryCard, now: str) -> int | None:
@@ -305,10 +309,45 @@ class SQLiteStore:
         )
         if cursor.rowcount == 0:
             return None
-        rowid = int(cursor.lastrowid or 0)
-        db.execute("INSERT INTO cards_fts (rowid, body, context) VALUES (?, ?, ?)",
-                   (rowid, card_body(card), self._context(db, card)))
-        return rowid
+        return int(cursor.lastrowid or 0)
+
+    def _forget_vocabulary(self) -> None:
+        self._vocabulary.clear()
+        self._vocabulary_top = 0
+
+    def _terms(self) -> Terms:
+        if self._term_maker is None:
+            from precis.memory.keywords import Terms
+
+            self._term_maker = Terms()
+        return self._term_maker
+
+    def _put_terms(self, db: sqlite3.Connection, cards: Sequence[tuple[int, MemoryCard]]
+                   ) -> None:
+        """Write the keyword terms of these (rowid, card) pairs (inside a write)."""
+        if not cards:
+            return
+        import numpy as np
+
+        found = self._terms().cards(
+            [(card_body(card), self._context(db, card)) for _, card in cards])
+        vocabulary = self._vocabulary
+        unknown = sorted({t for f in found for t in f.freqs if t not in vocabulary})
+        if unknown:
+            db.executemany("INSERT OR IGNORE INTO terms (term) VALUES (?)",
+                           [(t,) for t in unknown])
+            for chunk in _chunks(unknown, 500):
+                vocabulary.update(db.execute(
+                    f"SELECT term, id FROM terms WHERE term IN ({', '.join('?' * len(chunk))})",
+                    chunk,
+                ))
+        rows = []
+        for (rowid, _), terms in zip(cards, found):
+            ids = np.fromiter((vocabulary[t] for t in terms.freqs), dtype=np.int32,
+                              count=len(terms.freqs))
+            freqs = np.fromiter(terms.freqs.values(), dtype=np.float32, count=len(ids))
+            rows.append((rowid, terms.length, ids.tobytes(), freqs.tobytes()))
+        db.executemany("INSERT OR REPLACE INTO card_terms VALUES (?, ?, ?, ?)", rows)
 
     @staticmethod
     def _context(db: sqlite3.Connection, card: MemoryCard) -> str:
@@ -361,8 +400,10 @@ class SQLiteStore:
                 f"({', '.join('?' * 21)}) WHERE rowid = ?",
                 (*_card_row(new), card_timestamp(new), rowid),
             )
-            db.execute("UPDATE cards_fts SET body = ?, context = ? WHERE rowid = ?",
-                       (card_body(new), self._context(db, new), rowid))
+            if card_body(new) != card_body(old):
+                self._put_terms(db, [(rowid, new)])
+                _count(db, "keyword_changes")
+            _count(db, "card_changes")
             if new.content != old.content:
                 db.execute("DELETE FROM vectors WHERE card_rowid = ?", (rowid,))
                 _count_vector_change(db)
@@ -379,7 +420,9 @@ class SQLiteStore:
             rowid = self._rowid(db, card_id)
             self._keep_first_version(db, self._get(db, card_id))
             db.execute("DELETE FROM cards WHERE rowid = ?", (rowid,))
-            db.execute("DELETE FROM cards_fts WHERE rowid = ?", (rowid,))
+            db.execute("DELETE FROM card_terms WHERE card_rowid = ?", (rowid,))
+            _count(db, "keyword_changes")
+            _count(db, "card_changes")
             db.execute("DELETE FROM vectors WHERE card_rowid = ?", (rowid,))
             db.execute(
                 "UPDATE cards SET superseded_by = NULL WHERE superseded_by = ?", (card_id,)
@@ -478,123 +521,120 @@ class SQLiteStore:
     def keyword_search(
         self, words: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """Cards matching any of ``words`` ranked by BM25 (higher is better).
-
-        FTS5 scores every card that matches, so in a large store a word found in thousands
-        of cards ("status", "user") would cost more than all the others together. There, a
-        card must hold one of the rarer words of the query to be scored (by all of them);
-        when every word is common, the cards holding all of them answer if there are
-        enough, then those holding one of the two least common words, and only then does
-        the full match run."""
-        match = fts_query(words)
-        if not match:
-            return []
+        """Cards holding any of ``words``, the ``limit`` best by BM25 (higher is better),
+        among those passing ``filters``."""
         with self._lock:
-            rare = self._selective(words)
-        given = [w for w in words if w.strip()]
-        if rare and len(rare) < len(given):
-            match = f"({fts_query(rare)}) AND ({match})"
-        elif rare is None:  # every word is common: cards holding all of them first
-            found = self._keyword_rows(" AND ".join(f"({fts_query([w])})" for w in given),
-                                       filters, limit)
-            if len(found) >= _ENOUGH:
-                return found
-            with self._lock:  # then cards holding one of the two least common words
-                fewer = self._selective(words, loose=True)
-            if fewer:
-                found = self._keyword_rows(f"({fts_query(fewer)}) AND ({match})", filters,
-                                           limit)
-                if len(found) >= _ENOUGH:
-                    return found
-        return self._keyword_rows(match, filters, limit)
+            allowed = self._allowed(filters)  # first: a bad filter is an error even here
+            terms = self._terms().query(words)
+            if not terms or limit <= 0 or (allowed is not None and not len(allowed)):
+                return []
+            index = self._keyword_index()
+            ids = [self._vocabulary[t] for t in terms if t in self._vocabulary]
+            if not ids:
+                return []
+            rowids, scores = index.search(ids, limit, allowed=allowed)
+            return self._named(rowids, scores)
 
-    def _keyword_rows(self, match: str, filters: Filters, limit: int
-                      ) -> list[tuple[str, float]]:
-        where, params = filter_sql(filters)
-        sql = (
-            f"SELECT c.id, -{_BM25} FROM cards_fts JOIN cards c "
-            "ON c.rowid = cards_fts.rowid "
-            f"WHERE cards_fts MATCH ? AND {where} ORDER BY {_BM25} LIMIT ?"
-        )
-        if filters.empty:
-            sql = (
-                f"SELECT c.id, s FROM (SELECT rowid, -{_BM25} AS s FROM cards_fts "
-                f"WHERE cards_fts MATCH ? ORDER BY {_BM25} LIMIT ?) f "
-                "JOIN cards c ON c.rowid = f.rowid ORDER BY s DESC"
+    def _keyword_index(self) -> KeywordIndex:
+        """The in-memory BM25 index, brought up to date with the file: cards added since
+        the last look are appended; an update or delete (``keyword_changes``) rebuilds
+        it, first giving terms to any card without them (files from before the index)."""
+        import numpy as np
+
+        from precis.memory.keywords import KeywordIndex
+
+        db = self._db
+        changes = int(self.get_meta("keyword_changes") or 0)
+        if self._keywords is None or changes != self._keyword_changes:
+            self._backfill_terms()
+            self._keywords, self._keyword_changes = KeywordIndex(), changes
+        index = self._keywords
+        for term, term_id in db.execute("SELECT term, id FROM terms WHERE id > ?",
+                                        (self._vocabulary_top,)):
+            self._vocabulary[term] = term_id
+            self._vocabulary_top = max(self._vocabulary_top, term_id)
+        rows = db.execute(
+            "SELECT card_rowid, length, terms, freqs FROM card_terms WHERE card_rowid > ? "
+            "ORDER BY card_rowid", (index.last_id,),
+        ).fetchall()
+        if rows:
+            index.add(
+                np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                lengths=np.fromiter((r[1] for r in rows), dtype=np.float32, count=len(rows)),
+                counts=np.fromiter((len(r[2]) // 4 for r in rows), dtype=np.int64,
+                                   count=len(rows)),
+                terms=np.frombuffer(b"".join(r[2] for r in rows), dtype=np.int32),
+                freqs=np.frombuffer(b"".join(r[3] for r in rows), dtype=np.float32),
             )
-            args: list[Any] = [match, limit]
-        else:
-            args = [match, *params, limit]
-        with self._lock:
-            try:
-                rows = self._db.execute(sql, args).fetchall()
-            except sqlite3.OperationalError as err:  # a query FTS5 cannot parse
-                raise QueryError(f"the keyword query could not be run: {err}") from None
-        return [(str(i), float(s)) for i, s in rows]
+        return index
 
-    def _selective(self, words: Sequence[str], *, loose: bool = False) -> list[str] | None:
-        """The rarer of ``words`` in a store big enough for it to matter: those in at most
-        ``_COMMON_CAP`` cards; with ``loose``, the two least common of those in at most 5%
-        of the cards. All of them when the store is small; ``None`` when none qualifies.
-        Counts stop at the cap asked for and are cached."""
-        words = [w for w in words if w.strip()]
-        if len(words) < 2:
-            return words
-        size = self._db.execute("SELECT COALESCE(MAX(rowid), 0) FROM cards").fetchone()[0]
-        if size <= _SMALL_STORE:
-            return words
-        if abs(size - self._common_at) > size // 20:  # the store grew: counts are stale
-            self._common.clear()
-            self._common_at = size
-        if not loose:
-            rare = [w for w in words if self._count(w, _COMMON_CAP) <= _COMMON_CAP]
-            return rare or None
-        cap = max(_COMMON_CAP, size // 20)
-        counts = {w: self._count(w, cap) for w in words}
-        fewer = sorted((c, i, w) for i, (w, c) in enumerate(counts.items()) if c <= cap)
-        return [w for _, _, w in fewer[:2]] or None
+    def _backfill_terms(self) -> None:
+        while True:
+            rows = self._db.execute(
+                f"SELECT c.rowid, {_CARD_COLUMNS} FROM cards c WHERE NOT EXISTS "
+                "(SELECT 1 FROM card_terms t WHERE t.card_rowid = c.rowid) "
+                "ORDER BY c.rowid LIMIT ?", (_BACKFILL,),
+            ).fetchall()
+            if not rows:
+                return
+            with self._write() as db:
+                self._put_terms(db, [(int(r[0]), _card(r[1:])) for r in rows])
 
-    def _count(self, word: str, cap: int) -> int:
-        """Cards holding ``word``, counted up to ``cap + 1`` (cached with the cap used)."""
-        known = self._common.get(word)
-        if known is not None and (known[0] <= known[1] or known[1] >= cap):
-            return known[0] if known[0] <= cap else cap + 1
-        count = int(self._db.execute(
-            "SELECT COUNT(*) FROM (SELECT rowid FROM cards_fts WHERE cards_fts MATCH ? "
-            "LIMIT ?)", (fts_query([word]), cap + 1),
-        ).fetchone()[0])
-        self._common[word] = (count, cap)
-        return count
+    def _allowed(self, filters: Filters) -> np.ndarray | None:
+        """The sorted row ids of the cards passing ``filters`` (``None``: all of them),
+        from the in-memory columns (the same conditions as :func:`filter_sql`)."""
+        if filters.empty:
+            return None
+        since = _timestamp(filters.since, where="since") if filters.since else None
+        until = _timestamp(filters.until, where="until", end=True) if filters.until else None
+        equal = {column: value for column, value in (
+            ("user_id", filters.user), ("agent_id", filters.agent),
+            ("session_id", filters.session), ("speaker", filters.speaker),
+        ) if value is not None}
+        return self._card_columns().allowed(
+            equal=equal, types=filters.types, since=since, until=until,
+            current_only=not filters.include_superseded)
+
+    def _card_columns(self) -> CardColumns:
+        """The cards' filterable fields in memory, brought up to date like the keyword
+        index: appended cards are added; an update or delete (``card_changes``) reloads."""
+        from precis.memory.columns import FIELDS, CardColumns
+
+        changes = int(self.get_meta("card_changes") or 0)
+        if self._columns is None or changes != self._columns_changes:
+            self._columns, self._columns_changes = CardColumns(), changes
+        columns = self._columns
+        columns.add(self._db.execute(
+            f"SELECT rowid, {', '.join(FIELDS)}, event_ts, superseded_by IS NOT NULL "
+            "FROM cards WHERE rowid > ? ORDER BY rowid", (columns.last_id,),
+        ).fetchall())
+        return columns
+
+    def _named(self, rowids: np.ndarray, scores: np.ndarray) -> list[tuple[str, float]]:
+        """(card id, score) pairs for row ids (rows deleted meanwhile are left out)."""
+        wanted = [int(i) for i in rowids]
+        names: dict[int, str] = {}
+        for chunk in _chunks(wanted, 500):
+            for rowid, cid in self._db.execute(
+                f"SELECT rowid, id FROM cards WHERE rowid IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                names[int(rowid)] = str(cid)
+        return [(names[r], float(s)) for r, s in zip(wanted, scores) if r in names]
 
     def vector_search(
         self, query: np.ndarray, model: str, filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
         """Cards nearest to ``query`` among those with a ``model`` vector (cosine)."""
-        import numpy as np
-
         with self._lock:
             index = self._vector_index(model)
             if index is None or len(index) == 0:
                 return []
-            allowed = None
-            if not filters.empty:
-                where, params = filter_sql(filters)
-                rows = self._db.execute(
-                    f"SELECT c.rowid FROM cards c WHERE {where} ORDER BY c.rowid", params
-                ).fetchall()
-                allowed = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-                if len(allowed) == 0:
-                    return []
+            allowed = self._allowed(filters)
+            if allowed is not None and not len(allowed):
+                return []
             ids, scores = index.search(query, limit, allowed=allowed)
-            rowids = [int(i) for i in ids]
-            names: dict[int, str] = {}
-            for chunk in _chunks(rowids, 500):
-                for rowid, cid in self._db.execute(
-                    f"SELECT rowid, id FROM cards WHERE rowid IN ({', '.join('?' * len(chunk))})",
-                    chunk,
-                ):
-                    names[int(rowid)] = str(cid)
-        return [(names[r], float(s)) for r, s in zip(rowids, scores) if r in names]
+            return self._named(ids, scores)
 
     def _vector_index(self, model: str) -> VectorIndex | None:
         """The in-memory index of ``model``'s vectors, brought up to date with the file.
@@ -701,6 +741,7 @@ class SQLiteStore:
                     "SELECT COUNT(*) FROM cards WHERE superseded_by IS NOT NULL"
                 ).fetchone()[0]),
                 "by_type": by_type,
+                "keyword_terms": int(db.execute("SELECT COUNT(*) FROM terms").fetchone()[0]),
                 "vectors": vectors,
                 "embedder": self.get_meta("embedder"),
             }
@@ -809,11 +850,13 @@ class _Transaction:
                     db.execute("COMMIT")
                 except sqlite3.OperationalError as err:
                     db.execute("ROLLBACK")
+                    self._store._forget_vocabulary()
                     raise StoreError(
                         f"could not commit to the memory store: {err}", where=self._store._path
                     ) from None
             else:
                 db.execute("ROLLBACK")
+                self._store._forget_vocabulary()  # it may hold ids of terms rolled back
         finally:
             self._store._lock.release()
 

@@ -1,0 +1,249 @@
+"""Keyword search for the memory store: BM25 over an inverted index held in memory.
+
+Two parts:
+
+* :class:`Terms` turns texts into index terms with SQLite's own FTS5 tokenizer
+  (``porter unicode61 remove_diacritics 2``: Unicode word splitting, case and diacritic
+  folding, Porter stemming), run on a private in-memory table, so English stems the way
+  SQLite's full-text search does and nothing else needs installing. Chinese runs arrive
+  already cut into words (:func:`precis.memory.text.index_text`), the same cut for cards
+  and queries. A card has two fields: its own words (``body``) and the messages around
+  it (``context``), which count half.
+* :class:`KeywordIndex` holds, for every term, the cards that contain it and the term's
+  weighted frequency in each (numpy arrays), and answers a query with exact BM25 top-k:
+  each query term adds its score to the cards in its posting list, so the cost grows
+  with the postings of the query's terms, never with a per-card SQL call. Scores are
+  those of FTS5's ``bm25()`` with column weights 1.0 / 0.5 (k1 = 1.2, b = 0.75, document
+  length = the tokens of both fields).
+
+The store keeps each card's terms (term ids, weighted frequencies, length) in SQLite and
+builds the index from them on first use; cards appended later are added as a new
+segment, and segments merge once the small ones outweigh a quarter of the largest.
+Searches may run concurrently with one another, not with :meth:`KeywordIndex.add` (the
+store serialises them).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from precis.memory.text import STOP_WORDS
+
+__all__ = ["CardTerms", "KeywordIndex", "Terms"]
+
+K1 = 1.2
+B = 0.75
+CONTEXT_WEIGHT = 0.5  # a word of the neighbouring messages counts half a word of the card
+_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+I64 = npt.NDArray[np.int64]
+F32 = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True)
+class CardTerms:
+    """What the index holds for one card: weighted frequencies by term, and its length
+    in tokens (both fields, stop words included, as BM25 measures it)."""
+
+    freqs: dict[str, float]
+    length: int
+
+
+class Terms:
+    """Index terms of texts, by SQLite's FTS5 tokenizer (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._db.execute(
+            f"CREATE VIRTUAL TABLE t USING fts5 (body, context, tokenize = '{_TOKENIZER}')"
+        )
+        self._db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
+        self._stop = frozenset(self._tokens(sorted(STOP_WORDS)))
+
+    def cards(self, texts: Sequence[tuple[str, str]]) -> list[CardTerms]:
+        """The terms of each (body, context) pair; query stop words are left out of the
+        frequencies (a query never asks for them) but count in the length."""
+        freqs: list[dict[str, float]] = [{} for _ in texts]
+        lengths = [0] * len(texts)
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                db.executemany("INSERT INTO t (rowid, body, context) VALUES (?, ?, ?)",
+                               [(i, b, c) for i, (b, c) in enumerate(texts)])
+                rows = db.execute(
+                    "SELECT doc, col, term, COUNT(*) FROM v GROUP BY doc, col, term"
+                ).fetchall()
+            finally:
+                db.execute("ROLLBACK")  # the scratch table stays empty
+        stop = self._stop
+        for doc, col, term, count in rows:
+            lengths[doc] += count
+            if term in stop:
+                continue
+            weight = count if col == "body" else CONTEXT_WEIGHT * count
+            found = freqs[doc]
+            found[term] = found.get(term, 0.0) + weight
+        return [CardTerms(f, n) for f, n in zip(freqs, lengths)]
+
+    def query(self, words: Iterable[str]) -> list[str]:
+        """The distinct terms of query words, in first-seen order."""
+        return list(dict.fromkeys(self._tokens(list(words))))
+
+    def _tokens(self, words: Sequence[str]) -> list[str]:
+        texts = [w for w in words if w.strip()]
+        if not texts:
+            return []
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                db.executemany("INSERT INTO t (rowid, body) VALUES (?, ?)",
+                               list(enumerate(texts)))
+                rows = db.execute("SELECT term FROM v ORDER BY doc, offset").fetchall()
+            finally:
+                db.execute("ROLLBACK")
+        return [str(r[0]) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _Segment:
+    """Postings of a set of cards, grouped by term id (CSR): ``starts[t]:starts[t+1]``
+    are term ``t``'s entries in ``docs`` (positions in the index's card arrays) and
+    ``freqs``."""
+
+    __slots__ = ("docs", "freqs", "starts")
+
+    def __init__(self, docs: npt.NDArray[np.int32], terms: npt.NDArray[np.int32],
+                 freqs: F32, vocabulary: int) -> None:
+        order = np.argsort(terms, kind="stable")
+        self.docs = docs[order]
+        self.freqs = freqs[order]
+        counts = np.bincount(terms, minlength=vocabulary)
+        self.starts = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.starts[1:])
+
+    def postings(self, term: int) -> tuple[npt.NDArray[np.int32], F32]:
+        if term + 1 >= len(self.starts):
+            return self.docs[:0], self.freqs[:0]
+        lo, hi = int(self.starts[term]), int(self.starts[term + 1])
+        return self.docs[lo:hi], self.freqs[lo:hi]
+
+    def triples(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], F32]:
+        terms = np.repeat(np.arange(len(self.starts) - 1, dtype=np.int32),
+                          np.diff(self.starts))
+        return self.docs, terms, self.freqs
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+
+class KeywordIndex:
+    """BM25 top-k over cards keyed by int64 ids (the store's card row ids), with terms as
+    int ids (the store's vocabulary). Add cards in increasing id order."""
+
+    def __init__(self) -> None:
+        self._ids = np.empty(0, dtype=np.int64)
+        self._lengths = np.empty(0, dtype=np.float32)
+        self._segments: list[_Segment] = []
+        self._total_length = 0.0
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @property
+    def last_id(self) -> int:
+        return int(self._ids[-1]) if len(self._ids) else 0
+
+    def add(self, ids: I64, lengths: npt.ArrayLike, counts: npt.ArrayLike,
+            terms: npt.ArrayLike, freqs: npt.ArrayLike) -> None:
+        """Add cards ``ids`` (above every id already held) of these ``lengths``; card
+        ``i`` has ``counts[i]`` entries of ``terms`` / ``freqs``, in card order."""
+        ids = np.asarray(ids, dtype=np.int64)
+        if not len(ids):
+            return
+        if (len(self._ids) and ids[0] <= self._ids[-1]) or np.any(np.diff(ids) <= 0):
+            raise ValueError("cards must be added in increasing id order")
+        term_ids = np.asarray(terms, dtype=np.int32)
+        weights = np.asarray(freqs, dtype=np.float32)
+        per_card = np.asarray(counts, dtype=np.int64)
+        docs = np.repeat(np.arange(len(self._ids), len(self._ids) + len(ids), dtype=np.int32),
+                         per_card)
+        card_lengths = np.asarray(lengths, dtype=np.float32)
+        self._ids = np.concatenate([self._ids, ids])
+        self._lengths = np.concatenate([self._lengths, card_lengths])
+        self._total_length += float(card_lengths.sum(dtype=np.float64))
+        vocabulary = int(term_ids.max()) + 1 if len(term_ids) else 0
+        self._segments.append(_Segment(docs, term_ids, weights, vocabulary))
+        self._merge()
+
+    def _merge(self) -> None:
+        """Fold the newer segments into one once they hold a quarter of the largest's
+        postings, so a query reads few segments and merging costs amortised O(1)."""
+        if len(self._segments) < 2:
+            return
+        largest = max(len(s) for s in self._segments)
+        rest = sum(len(s) for s in self._segments) - largest
+        if rest * 4 < largest and len(self._segments) < 16:
+            return
+        parts = [s.triples() for s in self._segments]
+        terms = np.concatenate([p[1] for p in parts])
+        vocabulary = int(terms.max()) + 1 if len(terms) else 0
+        self._segments = [_Segment(np.concatenate([p[0] for p in parts]), terms,
+                                   np.concatenate([p[2] for p in parts]), vocabulary)]
+
+    def search(self, terms: Sequence[int], k: int, *, allowed: I64 | None = None
+               ) -> tuple[I64, F32]:
+        """The ``k`` best card ids for the query terms by BM25 (ties: lower id first), and
+        their scores; only ids in the sorted array ``allowed`` when it is given."""
+        n = len(self._ids)
+        if not n or k <= 0 or not terms:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        average = self._total_length / n or 1.0
+        docs_parts: list[npt.NDArray[np.int32]] = []
+        score_parts: list[F32] = []
+        for term in dict.fromkeys(terms):
+            postings = [s.postings(term) for s in self._segments]
+            docs = np.concatenate([p[0] for p in postings])
+            if not len(docs):
+                continue
+            freqs = np.concatenate([p[1] for p in postings])
+            idf = math.log((n - len(docs) + 0.5) / (len(docs) + 0.5))
+            idf = idf if idf > 0 else 1e-6  # as FTS5: a word in most cards still counts
+            norm = K1 * (1 - B + B * self._lengths[docs] / average)
+            docs_parts.append(docs)
+            score_parts.append((idf * (K1 + 1)) * freqs / (freqs + norm))
+        if not docs_parts:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        all_docs = np.concatenate(docs_parts)
+        all_scores = np.concatenate(score_parts).astype(np.float64)
+        if len(all_docs) * 8 >= n:
+            totals = np.bincount(all_docs, weights=all_scores, minlength=n)
+            docs = np.flatnonzero(totals)
+            scores = totals[docs]
+        else:
+            docs, inverse = np.unique(all_docs, return_inverse=True)
+            scores = np.bincount(inverse, weights=all_scores, minlength=len(docs))
+        ids = self._ids[docs]
+        if allowed is not None:
+            keep = np.isin(ids, allowed)
+            ids, scores = ids[keep], scores[keep]
+        if len(ids) > k:
+            top = np.argpartition(-scores, k - 1)[:k]
+            # cards tied with the k-th score are all candidates: the lowest ids win
+            edge = scores[top].min()
+            tied = np.flatnonzero(scores >= edge)
+            ids, scores = ids[tied], scores[tied]
+        order = np.lexsort((ids, -scores))[:k]
+        return ids[order], scores[order].astype(np.float32)
