@@ -3,6 +3,7 @@ and against brute force, and the store keeping them in step with the file."""
 
 from __future__ import annotations
 
+import math
 import random
 import sqlite3
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from precis.memory import Memory, MemoryCard
-from precis.memory.keywords import KeywordIndex, Terms
+from precis.memory.keywords import CardTerms, KeywordIndex, Terms
 from precis.memory.store.base import Filters
 from precis.memory.store.sqlite import SQLiteStore
 
@@ -140,3 +141,75 @@ def test_an_older_file_gets_its_terms_on_first_search(tmp_path: Path) -> None:
         assert mem.search("ledger invoice 7", k=1).hits[0].card.id == "c7"
     db = sqlite3.connect(path)
     assert db.execute("SELECT COUNT(*) FROM card_terms").fetchone()[0] == 50
+
+
+@pytest.mark.parametrize("spread", [10, 10_000_000])  # dense ids: a bitmap; sparse: a search
+def test_allowed_membership(spread: int) -> None:
+    from precis.memory._ivf import Allowed
+
+    rng = np.random.default_rng(5)
+    ids = rng.choice(np.arange(1, 50 * spread), size=400, replace=False).astype(np.int64)
+    allowed = np.unique(np.concatenate([ids[::3], rng.integers(1, 50 * spread, size=30)]))
+    expected = [i in set(allowed.tolist()) for i in ids.tolist()]
+    assert Allowed(allowed).member(ids).tolist() == expected
+    assert not Allowed(allowed).member(np.array([-5, 10**12])).any()
+
+
+def _bm25_by_hand(cards: list[CardTerms], query: list[str]) -> dict[int, float]:
+    """BM25 as FTS5 defines it, computed card by card (ids from 1)."""
+    n = len(cards)
+    average = sum(c.length for c in cards) / n
+    out: dict[int, float] = {}
+    for term in query:
+        holders = [i for i, c in enumerate(cards) if term in c.freqs]
+        idf = math.log((n - len(holders) + 0.5) / (len(holders) + 0.5))
+        idf = idf if idf > 0 else 1e-6
+        for i in holders:
+            f = cards[i].freqs[term]
+            norm = 1.2 * (1 - 0.75 + 0.75 * cards[i].length / average)
+            out[i + 1] = out.get(i + 1, 0.0) + idf * f * 2.2 / (f + norm)
+    return out
+
+
+def test_skipping_common_terms_keeps_the_exact_top_k() -> None:
+    rng = random.Random(6)
+    rare = [f"zq{i}x" for i in range(300)]  # each in a handful of cards
+    texts = [(" ".join(rng.choices(_WORDS, k=rng.randint(4, 12)) + rng.sample(rare, 2)), "")
+             for _ in range(3000)]
+    terms = Terms()
+    cards = terms.cards(texts)
+    index, vocabulary = _index(texts, terms, batches=4)
+    allowed = np.arange(1, 3001, 3, dtype=np.int64)  # many: a bitmap
+    few = np.arange(1, 3001, 99, dtype=np.int64)  # few: each looked up
+    for trial in range(60):
+        # rare and common words (the common ones are mostly skipped), or only common ones
+        # and as many results as there are cards (every card must be scored)
+        query = terms.query(rng.sample(_WORDS, 3) + rng.sample(rare, 1 + trial % 2))
+        k = 10
+        if trial >= 40:
+            query, k = terms.query(rng.sample(_WORDS, 2 + trial % 3)), 10 + 1000 * (trial % 4)
+        for only in (None, allowed, few):
+            ids, scores = index.search([vocabulary[t] for t in query if t in vocabulary], k,
+                                       allowed=only)
+            expected = _bm25_by_hand(cards, query)
+            if only is not None:
+                expected = {i: s for i, s in expected.items() if i in set(only.tolist())}
+            best = sorted(expected.items(), key=lambda x: (-x[1], x[0]))[:k]
+            assert scores == pytest.approx([s for _, s in best], rel=1e-5)
+            assert list(ids) == [i for i, _ in best]
+
+
+@pytest.mark.parametrize("base", [0, 70_000])  # term ids under and over 16 bits
+def test_postings_keep_cards_in_order_for_any_term_ids(base: int) -> None:
+    index = KeywordIndex()
+    # cards 1..4: term base+2 in 1, 3, 4; term base+1 in 2, 3
+    index.add(np.array([1, 2], dtype=np.int64), lengths=[3, 3], counts=[1, 1],
+              terms=[base + 2, base + 1], freqs=[1.0, 2.0])
+    index.add(np.array([3, 4], dtype=np.int64), lengths=[3, 6], counts=[2, 1],
+              terms=[base + 1, base + 2, base + 2], freqs=[1.0, 1.0, 1.0])
+    docs, freqs = index._postings(base + 2)
+    assert docs.tolist() == [0, 2, 3] and freqs.tolist() == [1.0, 1.0, 1.0]
+    docs, freqs = index._postings(base + 1)
+    assert docs.tolist() == [1, 2] and freqs.tolist() == [2.0, 1.0]
+    ids, _ = index.search([base + 1], 5)
+    assert ids.tolist() == [2, 3]  # twice in card 2 beats once in card 3

@@ -35,6 +35,7 @@ __all__ = [
     "F32",
     "I32",
     "I64",
+    "Allowed",
     "IndexState",
     "assign",
     "calibrate",
@@ -43,7 +44,6 @@ __all__ = [
     "encode_state",
     "kmeans",
     "labels_from_state",
-    "member",
     "merge",
     "normalise",
     "probes_for_depth",
@@ -305,11 +305,30 @@ def trim(ids: I64, scores: F32, counts: I64) -> tuple[I64, F32]:
     return np.ascontiguousarray(ids[:, :c]), np.ascontiguousarray(scores[:, :c])
 
 
-def member(ids: I64, allowed: I64) -> npt.NDArray[np.bool_]:
-    """Which of ``ids`` are in ``allowed`` (sorted, non-empty)."""
-    pos = np.minimum(np.searchsorted(allowed, ids), allowed.size - 1)
-    found: npt.NDArray[np.bool_] = allowed[pos] == ids
-    return found
+class Allowed:
+    """A sorted, non-empty id set asked "which of these ids are in it?" many times in one
+    search (once per probed list): a bitmap over the ids when they are dense enough
+    (card row ids are: 1, 2, 3 ...), a binary search otherwise."""
+
+    __slots__ = ("_bits", "_ids")
+
+    def __init__(self, ids: I64) -> None:
+        self._ids = ids
+        top = int(ids[-1])
+        self._bits: npt.NDArray[np.bool_] | None = None
+        if int(ids[0]) >= 0 and top < max(1 << 16, 64 * ids.size):
+            self._bits = np.zeros(top + 1, dtype=bool)
+            self._bits[ids] = True
+
+    def member(self, ids: I64) -> npt.NDArray[np.bool_]:
+        if self._bits is not None:
+            top = self._bits.size - 1
+            inside: npt.NDArray[np.bool_] = (ids >= 0) & (ids <= top) & self._bits[
+                np.clip(ids, 0, top)]
+            return inside
+        pos = np.minimum(np.searchsorted(self._ids, ids), self._ids.size - 1)
+        found: npt.NDArray[np.bool_] = self._ids[pos] == ids
+        return found
 
 
 def labels_from_state(

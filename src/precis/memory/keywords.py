@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from precis.memory._ivf import Allowed
 from precis.memory.text import STOP_WORDS
 
 __all__ = ["CardTerms", "KeywordIndex", "Terms"]
@@ -127,7 +128,10 @@ class _Segment:
 
     def __init__(self, docs: npt.NDArray[np.int32], terms: npt.NDArray[np.int32],
                  freqs: F32, vocabulary: int) -> None:
-        order = np.argsort(terms, kind="stable")
+        # stable, so each term's cards stay in increasing order (numpy sorts 16-bit keys
+        # by radix, in linear time)
+        keys = terms.astype(np.uint16) if vocabulary <= 1 << 16 else terms
+        order = np.argsort(keys, kind="stable")
         self.docs = docs[order]
         self.freqs = freqs[order]
         counts = np.bincount(terms, minlength=vocabulary)
@@ -158,6 +162,7 @@ class KeywordIndex:
         self._lengths = np.empty(0, dtype=np.float32)
         self._segments: list[_Segment] = []
         self._total_length = 0.0
+        self._shortest = 0.0  # the fewest tokens of any card held
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -184,6 +189,7 @@ class KeywordIndex:
         self._ids = np.concatenate([self._ids, ids])
         self._lengths = np.concatenate([self._lengths, card_lengths])
         self._total_length += float(card_lengths.sum(dtype=np.float64))
+        self._shortest = float(self._lengths.min())
         vocabulary = int(term_ids.max()) + 1 if len(term_ids) else 0
         self._segments.append(_Segment(docs, term_ids, weights, vocabulary))
         self._merge()
@@ -203,47 +209,108 @@ class KeywordIndex:
         self._segments = [_Segment(np.concatenate([p[0] for p in parts]), terms,
                                    np.concatenate([p[2] for p in parts]), vocabulary)]
 
+    def _postings(self, term: int) -> tuple[npt.NDArray[np.int32], F32]:
+        """A term's card positions (increasing) and weighted frequencies, all segments."""
+        parts = [p for p in (s.postings(term) for s in self._segments) if len(p[0])]
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return np.empty(0, dtype=np.int32), np.empty(0, dtype=np.float32)
+        return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]))
+
     def search(self, terms: Sequence[int], k: int, *, allowed: I64 | None = None
                ) -> tuple[I64, F32]:
         """The ``k`` best card ids for the query terms by BM25 (ties: lower id first), and
-        their scores; only ids in the sorted array ``allowed`` when it is given."""
+        their scores; only ids in the sorted array ``allowed`` when it is given.
+
+        Exact, but it avoids scoring every card of a common term (in the manner of
+        MaxScore): terms are taken rarest first, each scored for all the cards that hold
+        it and not yet found, and the terms not yet taken are scored on the cards just
+        found. Once the k-th best found beats the most the untaken terms could add up to
+        on a card holding none of the taken ones (each term's highest frequency in the
+        shortest card), no other card can enter the top ``k``."""
         n = len(self._ids)
+        empty = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
         if not n or k <= 0 or not terms:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-        average = self._total_length / n or 1.0
-        docs_parts: list[npt.NDArray[np.int32]] = []
-        score_parts: list[F32] = []
+            return empty
+        usable = None if allowed is None else self._usable(allowed)
+        pending = []  # per term: the cards holding it not found yet, and its frequencies
         for term in dict.fromkeys(terms):
-            postings = [s.postings(term) for s in self._segments]
-            docs = np.concatenate([p[0] for p in postings])
+            docs, freqs = self._postings(term)
             if not len(docs):
                 continue
-            freqs = np.concatenate([p[1] for p in postings])
-            idf = math.log((n - len(docs) + 0.5) / (len(docs) + 0.5))
-            idf = idf if idf > 0 else 1e-6  # as FTS5: a word in most cards still counts
-            norm = K1 * (1 - B + B * self._lengths[docs] / average)
-            docs_parts.append(docs)
-            score_parts.append((idf * (K1 + 1)) * freqs / (freqs + norm))
-        if not docs_parts:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
-        all_docs = np.concatenate(docs_parts)
-        all_scores = np.concatenate(score_parts).astype(np.float64)
-        if len(all_docs) * 8 >= n:
-            totals = np.bincount(all_docs, weights=all_scores, minlength=n)
-            docs = np.flatnonzero(totals)
-            scores = totals[docs]
-        else:
-            docs, inverse = np.unique(all_docs, return_inverse=True)
-            scores = np.bincount(inverse, weights=all_scores, minlength=len(docs))
-        ids = self._ids[docs]
-        if allowed is not None:
-            keep = np.isin(ids, allowed)
-            ids, scores = ids[keep], scores[keep]
-        if len(ids) > k:
-            top = np.argpartition(-scores, k - 1)[:k]
-            # cards tied with the k-th score are all candidates: the lowest ids win
-            edge = scores[top].min()
-            tied = np.flatnonzero(scores >= edge)
-            ids, scores = ids[tied], scores[tied]
-        order = np.lexsort((ids, -scores))[:k]
-        return ids[order], scores[order].astype(np.float32)
+            idf = math.log((n - len(docs) + 0.5) / (len(docs) + 0.5))  # over every card
+            if usable is not None:
+                keep = usable[docs]
+                docs, freqs = docs[keep], freqs[keep]
+            if len(docs):
+                pending.append((idf if idf > 0 else 1e-6, docs, freqs))  # as FTS5's bm25()
+        pending.sort(key=lambda t: len(t[1]))  # rarest first
+        acc = np.zeros(n, dtype=np.float64)  # score by card position
+        held = np.zeros(n, dtype=bool)  # found: scored for every query term
+        found: list[npt.NDArray[np.int32]] = []
+        spent, budget = 0, max(20 * k, n // 64)
+        while pending:
+            idf, docs, freqs = pending.pop(0)
+            acc[docs] += self._scores(idf, freqs, docs)
+            held[docs] = True
+            found.append(docs)
+            spent += len(docs)
+            for j, (other, others, weights) in enumerate(pending):
+                inside = held[others]
+                if inside.any():
+                    acc[others[inside]] += self._scores(other, weights[inside], others[inside])
+                    pending[j] = (other, others[~inside], weights[~inside])
+            if not pending or spent < budget:
+                continue  # rare terms are cheap: take them all before checking
+            ids, scores = self._found(acc, np.concatenate(found))
+            ceiling = sum(self._bound(idf, freqs) for idf, _, freqs in pending)
+            if len(ids) >= k and -np.partition(-scores, k - 1)[k - 1] > ceiling:
+                return _best(ids, scores, k)  # no card outside can enter the top k
+        if not found:
+            return empty
+        return _best(*self._found(acc, np.concatenate(found)), k)
+
+    def _found(self, acc: npt.NDArray[np.float64], docs: npt.NDArray[np.int32]
+               ) -> tuple[I64, npt.NDArray[np.float64]]:
+        return self._ids[docs], acc[docs]
+
+    def _usable(self, allowed: I64) -> npt.NDArray[np.bool_]:
+        """By card position, whether the card's id is in the sorted array ``allowed``:
+        each allowed id looked up when they are few, else a bitmap over the ids."""
+        n = len(self._ids)
+        usable = np.zeros(n, dtype=bool)
+        if not len(allowed):
+            return usable
+        if 32 * len(allowed) < n:
+            at = np.minimum(np.searchsorted(self._ids, allowed), n - 1)
+            usable[at[self._ids[at] == allowed]] = True
+            return usable
+        return Allowed(allowed).member(self._ids)
+
+    def _bound(self, idf: float, freqs: F32) -> float:
+        """The most a term can add to a card's score: its highest frequency in the
+        shortest card there is."""
+        if not len(freqs):
+            return 0.0
+        top = float(freqs.max())
+        shortest = self._shortest
+        average = self._total_length / len(self._ids) or 1.0
+        return idf * (K1 + 1) * top / (top + K1 * (1 - B + B * shortest / average))
+
+    def _scores(self, idf: float, freqs: F32, docs: npt.NDArray[np.int32]
+                ) -> npt.NDArray[np.float64]:
+        average = self._total_length / len(self._ids) or 1.0
+        norm = K1 * (1 - B + B * self._lengths[docs].astype(np.float64) / average)
+        return (idf * (K1 + 1)) * freqs / (freqs + norm)
+
+
+def _best(ids: I64, scores: npt.NDArray[np.float64], k: int) -> tuple[I64, F32]:
+    """The ``k`` highest scores, ties broken by the lower id."""
+    if len(ids) > k:
+        top = np.argpartition(-scores, k - 1)[:k]
+        # cards tied with the k-th score are all candidates: the lowest ids win
+        tied = np.flatnonzero(scores >= scores[top].min())
+        ids, scores = ids[tied], scores[tied]
+    order = np.lexsort((ids, -scores))[:k]
+    return ids[order], scores[order].astype(np.float32)

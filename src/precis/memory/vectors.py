@@ -660,9 +660,10 @@ class VectorIndex:
                     return np.empty((m, 0), dtype=np.int64), np.empty((m, 0), dtype=np.float32)
                 return self._exact(q, rows, min(k, rows.size))
             fraction = min(1.0, allowed.size / n)
+        among = None if allowed is None else _ivf.Allowed(allowed)
         k = min(k, n)
         if self._centroids is None:
-            return _ivf.trim(*self._scan(q, np.zeros((m, 1), dtype=np.int64), k, allowed))
+            return _ivf.trim(*self._scan(q, np.zeros((m, 1), dtype=np.int64), k, among))
         nlist = self._centroids.shape[0]
         cscores = _ivf.dot(q, self._centroids)
         p = self._probe_count(k, fraction, nprobe)
@@ -675,7 +676,7 @@ class VectorIndex:
                 probe = np.tile(np.arange(nlist, dtype=np.int64), (todo.size, 1))
             else:
                 probe = np.argpartition(-cscores[todo], p - 1, axis=1)[:, :p]
-            ids, scores, found = self._scan(q[todo], probe, k, allowed)
+            ids, scores, found = self._scan(q[todo], probe, k, among)
             out_i[todo], out_s[todo], counts[todo] = ids, scores, found
             short = found < k
             if not short.any() or p >= nlist:
@@ -684,7 +685,7 @@ class VectorIndex:
         return _ivf.trim(out_i, out_s, counts)
 
     def _scan(
-        self, q: F32, probe: npt.NDArray[np.intp] | I64, k: int, allowed: I64 | None
+        self, q: F32, probe: npt.NDArray[np.intp] | I64, k: int, allowed: _ivf.Allowed | None
     ) -> tuple[I64, F32, I64]:
         """Top ``k`` of each query over the lists it probes (``probe``: m x p list numbers).
 
@@ -745,14 +746,14 @@ class VectorIndex:
         queries: npt.NDArray[np.intp],
         slots: npt.NDArray[np.intp],
         k: int,
-        allowed: I64 | None,
+        allowed: _ivf.Allowed | None,
         cand_s: F32,
         cand_i: I64,
     ) -> None:
         """Write the top ``k`` of ``vecs`` for each of ``queries`` into its candidate slot."""
         mask = None
         if allowed is not None:
-            mask = _ivf.member(ids, allowed)
+            mask = allowed.member(ids)
             kept = int(np.count_nonzero(mask))
             if kept == 0:
                 return

@@ -174,6 +174,8 @@ class SQLiteStore:
         self._keyword_changes = -1  # the keyword_changes count the index was built at
         self._columns: CardColumns | None = None
         self._columns_changes = -1
+        self._columns_generation = 0  # which load of the columns (keys _last_allowed)
+        self._last_allowed: tuple[tuple[Any, ...], np.ndarray] | None = None
 
     # -- housekeeping -------------------------------------------------------------------
 
@@ -585,15 +587,20 @@ class SQLiteStore:
         from the in-memory columns (the same conditions as :func:`filter_sql`)."""
         if filters.empty:
             return None
+        columns = self._card_columns()
+        key = (filters, self._columns_generation, len(columns))
+        if self._last_allowed is not None and self._last_allowed[0] == key:
+            return self._last_allowed[1]  # the vector search after the keyword one
         since = _timestamp(filters.since, where="since") if filters.since else None
         until = _timestamp(filters.until, where="until", end=True) if filters.until else None
         equal = {column: value for column, value in (
             ("user_id", filters.user), ("agent_id", filters.agent),
             ("session_id", filters.session), ("speaker", filters.speaker),
         ) if value is not None}
-        return self._card_columns().allowed(
-            equal=equal, types=filters.types, since=since, until=until,
-            current_only=not filters.include_superseded)
+        allowed = columns.allowed(equal=equal, types=filters.types, since=since, until=until,
+                                  current_only=not filters.include_superseded)
+        self._last_allowed = (key, allowed)
+        return allowed
 
     def _card_columns(self) -> CardColumns:
         """The cards' filterable fields in memory, brought up to date like the keyword
@@ -603,24 +610,19 @@ class SQLiteStore:
         changes = int(self.get_meta("card_changes") or 0)
         if self._columns is None or changes != self._columns_changes:
             self._columns, self._columns_changes = CardColumns(), changes
+            self._columns_generation += 1
         columns = self._columns
         columns.add(self._db.execute(
-            f"SELECT rowid, {', '.join(FIELDS)}, event_ts, superseded_by IS NOT NULL "
+            f"SELECT rowid, id, {', '.join(FIELDS)}, event_ts, superseded_by IS NOT NULL "
             "FROM cards WHERE rowid > ? ORDER BY rowid", (columns.last_id,),
         ).fetchall())
         return columns
 
     def _named(self, rowids: np.ndarray, scores: np.ndarray) -> list[tuple[str, float]]:
         """(card id, score) pairs for row ids (rows deleted meanwhile are left out)."""
-        wanted = [int(i) for i in rowids]
-        names: dict[int, str] = {}
-        for chunk in _chunks(wanted, 500):
-            for rowid, cid in self._db.execute(
-                f"SELECT rowid, id FROM cards WHERE rowid IN ({', '.join('?' * len(chunk))})",
-                chunk,
-            ):
-                names[int(rowid)] = str(cid)
-        return [(names[r], float(s)) for r, s in zip(wanted, scores) if r in names]
+        names = self._card_columns().names(rowids)
+        return [(name, float(score)) for name, score in zip(names, scores.tolist())
+                if name is not None]
 
     def vector_search(
         self, query: np.ndarray, model: str, filters: Filters, limit: int
@@ -937,11 +939,12 @@ def _unpack(rows: Sequence[tuple[int, bytes]]) -> tuple[np.ndarray, np.ndarray]:
     import numpy as np
 
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    first = np.frombuffer(rows[0][1], dtype=np.float32)
-    vecs = np.empty((len(rows), first.shape[0]), dtype=np.float32)
-    for i, (_, blob) in enumerate(rows):
-        vecs[i] = np.frombuffer(blob, dtype=np.float32)
-    return ids, vecs
+    dim = len(rows[0][1]) // 4
+    if any(len(r[1]) != 4 * dim for r in rows):
+        raise StoreError("the stored vectors of one model differ in length")
+    # a bytearray, so the array over it is writable (the index works on rows in place)
+    data = bytearray().join(r[1] for r in rows)
+    return ids, np.frombuffer(data, dtype=np.float32).reshape(len(rows), dim)
 
 
 def _chunks(items: list[Any], size: int) -> Iterator[list[Any]]:
