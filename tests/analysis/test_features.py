@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import precis
 from precis.analysis.classify import (
     PRIORITY,
     classify_all,
@@ -74,3 +77,28 @@ def test_cue_sum_features_add_per_type_and_cap() -> None:
         "cue_sum.todo": -8.0, "cue_sum.todo.user": -8.0,
     }
     assert cue_sum_features([], "tool") == {}
+
+
+def _fixture_fragments() -> list[list[Fragment]]:
+    out = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "fixtures").glob("*/*.json*")):
+        try:
+            convs = precis.load_all(path).conversations
+        except precis.InputError:
+            continue  # the fixtures of bad input
+        out.extend(list(precis.segment(c).fragments) for c in convs)
+    return out
+
+
+def test_answers_given_once_per_evidence_are_the_answers_of_each_fragment() -> None:
+    # classify_all answers fragments with the same evidence once; features_in_context
+    # scores every fragment on its own
+    texts_of: dict[int, set[str]] = {}
+    kept = []  # (answers stay alive, so their ids stay theirs)
+    for fragments in _fixture_fragments():
+        answers = classify_all(fragments)
+        kept.append(answers)
+        assert [f.answer for f in features_in_context(fragments)] == answers
+        for fragment, answer in zip(fragments, answers):
+            texts_of.setdefault(id(answer), set()).add(fragment.text)
+    assert any(len(texts) > 1 for texts in texts_of.values())  # shared by different texts

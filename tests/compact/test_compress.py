@@ -401,6 +401,19 @@ def test_user_constraint_sentence_survives_every_level_zh() -> None:
         assert constraint in result.text(), level
 
 
+@pytest.mark.parametrize(("name", "goal"), [
+    ("coding_en", "Please keep the public API of the `BillingClient` class unchanged."),
+    ("coding_zh", None)])
+def test_the_current_goal_survives_every_level(name: str, goal: str | None) -> None:
+    conv = load(name)
+    for level in LEVELS:
+        summary = compress(conv, level=level).summary
+        assert summary is not None
+        found = [i.text for s in summary.sections for i in s.items if s.key == "goal"]
+        assert found, level  # a short goal goes before the exact details, even in emergency
+        assert goal is None or any(goal in text for text in found), level
+
+
 def test_retention_figures_in_the_result() -> None:
     conv = load("coding_en")
     counter = get_counter("estimate")

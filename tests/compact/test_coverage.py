@@ -5,14 +5,16 @@ mostly talk, and outputs that fit the budget as text too."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 import precis
-from precis import Conversation, Message, ToolCall
+from precis import Conversation, Message, Text, ToolCall, ToolResult
+from precis.analysis import analyze
 from precis.compact import compress, get_template
-from precis.compact._build import _units
+from precis.compact._build import _fact_scan, _held, _units
 from precis.compact._digest import json_shape, script_digest, tool_call_digest
 from precis.compact._facts import command_lines, exact_facts, facts
 from precis.tokens import get_counter
@@ -132,6 +134,148 @@ def test_details_list_facts_plainly_and_neighbours_share_a_line() -> None:
         assert "," not in item.text  # facts separated by spaces, not commas
         for fact in item.text.replace("`", " ").split():
             assert fact in shown
+
+
+SHOP_SCRIPT = [
+    "mkdir -p /srv/shop/src /srv/shop/tests /srv/shop/docs",
+    "touch /srv/shop/src/__init__.py /srv/shop/tests/__init__.py",
+    "echo '# Shop' > /srv/shop/README.md",
+    "ls -la /srv/shop",
+]
+
+
+def shop_session() -> Conversation:
+    """A tiny agent session: one request, one script of four commands, its listing, the
+    answer (about 270 tokens by the estimator)."""
+    listing = "\n".join(
+        f"drwxr-xr-x 2 root root {size} 2026-06-10 01:45 {name}"
+        for size, name in ((40, "docs"), (60, "src"), (60, "tests")))
+    return Conversation(messages=[
+        Message.of("user", "Create a Python project at /srv/shop with src/, tests/ and docs/ "
+                   "folders, an __init__.py in src/ and tests/, and a README.md that says "
+                   "'# Shop'."),
+        Message(role="assistant", parts=[
+            Text("I'll create the project structure now."),
+            ToolCall("call_1", "bash", json.dumps({"commands": "\n".join(SHOP_SCRIPT)}))]),
+        Message(role="tool", parts=[ToolResult("call_1", listing, name="bash")]),
+        Message.of("assistant", "Done: the project at `/srv/shop` has `src/` and `tests/` "
+                   "(each with `__init__.py`), an empty `docs/` and a `README.md` holding "
+                   "`# Shop`."),
+    ])
+
+
+def details_facts(result: precis.compact.CompressionResult) -> list[str]:
+    """The facts the exact-details list shows (backticked ones whole), in order."""
+    assert result.summary is not None
+    out: list[str] = []
+    for section in result.summary.sections:
+        if section.key == "details":
+            for item in section.items:
+                out += [m.strip("`") for m in re.findall(r"`[^`]+`|\S+", item.text)]
+    return out
+
+
+def test_a_small_budget_keeps_the_commands_verbatim() -> None:
+    conv = shop_session()
+    budget = 150  # the summary has room for the details, not for sentences besides
+    result = compress(conv, budget=budget)
+    assert result.compressed_tokens <= budget
+    shown = result.text()
+    for command in SHOP_SCRIPT:
+        assert command in shown
+    assert "2026-06-10" in shown
+    assert result.summary is not None
+    assert all(item.sources for item in result.summary.items)  # every line cites
+    assert "## Exact details" in result.summary.render()
+
+
+@pytest.mark.parametrize(("budget", "commands"), [(80, 0), (100, 2), (120, 2)])
+def test_a_tiny_budget_lists_facts_before_sentences(budget: int, commands: int) -> None:
+    conv = shop_session()
+    result = compress(conv, budget=budget)
+    assert result.compressed_tokens <= budget
+    assert result.kept_messages == 0  # the answer cut to its core would take too much
+    shown = result.text()
+    # the facts only: none of the request's or the answer's sentences
+    assert "Create a Python project" not in shown and "I'll create" not in shown
+    listed = details_facts(result)
+    assert len(listed) >= 4
+    # the paths the user gave come first, then what the agent ran, whole commands
+    for path in ("/srv/shop", "__init__.py", "README.md"):
+        assert path in shown
+    assert sum(command in listed for command in SHOP_SCRIPT) >= commands
+
+
+@pytest.mark.parametrize("budget", [80, 100, 130])
+def test_the_facts_the_user_gave_come_before_cheaper_ones(budget: int) -> None:
+    url = "https://tracker.example.com/projects/billing/issues/4821"
+    rows = "\n".join(f"worker-{n:02d} pid {4100 + n} rss {2048 + 37 * n} MB"
+                     for n in range(30))  # sixty numbers of a few tokens each
+    conv = Conversation(messages=[
+        Message.of("user", f"The memory leak is described at {url}; find the worker that leaks."),
+        Message(role="assistant", parts=[
+            Text("Listing the workers."),
+            ToolCall("c1", "bash", json.dumps({"command": "ps-workers --memory"}))]),
+        Message(role="tool", parts=[ToolResult("c1", rows, name="bash")]),
+        Message.of("assistant", "worker-29 uses the most memory: 3121 MB."),
+    ])
+    result = compress(conv, budget=budget)
+    assert result.compressed_tokens <= budget
+    assert url in details_facts(result)
+    assert "4100" in result.text()  # and the agent's facts in the room left
+
+
+def test_details_list_no_fact_another_listed_fact_shows() -> None:
+    for conv, budget in [(shop_session(), 150), (shop_session(), 100),
+                         (load("coding_en"), int(tokens(load("coding_en")) * 0.3)),
+                         (load("sql_en"), int(tokens(load("sql_en")) * 0.5))]:
+        listed = details_facts(compress(conv, budget=budget))
+        assert listed
+        for fact in listed:
+            holders = [other for other in listed if other != fact and fact in _held(other)]
+            assert holders == [], (fact, holders)
+
+
+def test_a_fact_holds_its_pieces_and_the_folders_of_its_paths() -> None:
+    assert _held("chmod +x /srv/app/bin/run.sh") >= {
+        "chmod", "+x", "/srv/app/bin/run.sh", "/srv/app/bin", "/srv/app", "/srv",
+        "app/bin/run.sh", "bin/run.sh", "run.sh"}
+    assert _held("src/app.py") == {"src/app.py", "src", "app.py"}
+    assert _held("2024-05-15 08:05:12") == {"2024-05-15", "08", "05", "12"}
+    assert "/srv/ap" not in _held("/srv/app")  # whole folders only
+
+
+def test_shell_keywords_and_braces_are_no_details() -> None:
+    script = "for f in /var/log/app/*.log; do\n  gzip -9 $f\ndone\nif [ -d /backup ]; then\n" \
+             "  cp /var/log/app/*.gz /backup/\nfi\n{\n}"
+    conv = Conversation(messages=[
+        Message.of("user", "Compress the logs in /var/log/app and copy them to /backup."),
+        Message(role="assistant", parts=[
+            ToolCall("c1", "bash", json.dumps({"commands": script}))]),
+        Message(role="tool", parts=[ToolResult("c1", "ok", name="bash")]),
+        Message.of("assistant", "The logs are compressed and copied to /backup."),
+    ])
+    result = compress(conv, budget=90)
+    listed = details_facts(result)
+    assert "gzip -9 $f" in listed
+    for word in ("done", "fi", "{", "}"):
+        assert word not in listed
+
+
+def test_a_long_tool_call_is_read_for_facts_beyond_its_head() -> None:
+    lines = [f'echo "step {n:03d} of the nightly job" >> /srv/jobs/nightly.log'
+             for n in range(60)] + ["chmod 600 /srv/jobs/final-report.txt"]
+    conv = Conversation(messages=[
+        Message.of("user", "Run the nightly job."),
+        Message(role="assistant", parts=[
+            ToolCall("c1", "bash", json.dumps({"commands": "\n".join(lines)}))]),
+    ])
+    fragment = next(f for f in analyze(conv).segmentation.fragments if f.kind == "tool_call")
+    assert len(fragment.text) > 2000 and fragment.text.index("final-report") > 2000
+    found = {f.text for f in exact_facts(_fact_scan(fragment))}
+    assert "chmod 600 /srv/jobs/final-report.txt" in found
+    assert "/srv/jobs/final-report.txt" in found
+    assert "n/srv/jobs/nightly.log" not in found  # decoded: no "\n" escape in a path
 
 
 # -- budget ----------------------------------------------------------------------------------

@@ -232,3 +232,37 @@ def test_fragments_cover_every_visible_character() -> None:
         for i in range(p.start, p.end):
             covered[i] = True
     assert all(covered[i] or ch.isspace() for i, ch in enumerate(text))
+
+
+def test_a_repeated_text_gives_the_same_fragments_in_its_new_place() -> None:
+    text = "We use Postgres. It runs on RDS.\n\n```sql\nSELECT 1;\n```\n\n- keep backups"
+    output = "ok\n" * 900  # a tool result long enough to be chunked
+    c = conv(
+        Message.of("user", text),
+        Message(role="assistant", parts=[ToolCall("c1", "sql", '{"q": 1}')]),
+        Message(role="tool", parts=[ToolResult("c1", output)]),
+        Message(role="assistant", parts=[Thinking(text), Text(text)]),
+        Message.of("user", text),
+        Message(role="tool", parts=[ToolResult("c1", output)]),
+        Message(role="assistant", parts=[Thinking(text, redacted=True)]),
+    )
+    seg = segment(c)
+    for f in seg.fragments:
+        assert source_text(c, f) == f.text
+    assert [f.id for f in seg.fragments] == [f"S{n}" for n in range(1, len(seg.fragments) + 1)]
+
+    def shape(message: int, part: int) -> list[tuple[str, str, str, str | None, int, int]]:
+        return [(f.kind, f.text, f.language, f.lang_hint, f.provenance.start, f.provenance.end)
+                for f in seg.fragments
+                if f.provenance.message == message and f.provenance.part == part]
+
+    first = shape(0, 0)
+    assert [k for k, *_ in first] == ["sentence", "sentence", "sql", "list_item"]
+    assert shape(4, 0) == first  # the same text said again
+    assert shape(3, 1) == first  # ... and in an assistant message
+    assert shape(5, 0) == shape(2, 0) and len(shape(2, 0)) > 1  # the same output, chunked
+    thinking = shape(3, 0)  # the same text as reasoning: prose kinds become "thinking"
+    assert [k for k, *_ in thinking] == ["thinking", "thinking", "sql", "thinking"]
+    assert [k for k, *_ in shape(6, 0)] == ["thinking"]  # redacted: one fragment
+    assert {f.role for f in seg.fragments if f.provenance.message == 4} == {"user"}
+    assert {f.role for f in seg.fragments if f.provenance.message == 3} == {"assistant"}

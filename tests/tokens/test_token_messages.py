@@ -108,3 +108,69 @@ def test_bad_message_contents_raise_tokenizer_errors() -> None:
         counter.count_message(Message(role="user", parts=["raw string"]))  # type: ignore[list-item]
     with pytest.raises(TokenizerError, match="cannot count tokens of a int"):
         EstimatorCounter().count(42)  # type: ignore[arg-type]
+
+
+class RecordingCounter(CharCounter):
+    """One token per character, and a record of every text it was asked to count."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def count(self, text: str) -> int:
+        self.seen.append(text)
+        return len(text)
+
+
+def _repeated_messages() -> list[Message]:
+    output = "line one\nline two\n" * 20  # 360 characters, read twice
+    return [
+        Message.of("user", "run it"),
+        Message(role="assistant", parts=[ToolCall("c1", "bash", '{"cmd": "cat a.txt"}')]),
+        Message(role="tool", parts=[ToolResult("c1", output)]),
+        Message.of("user", "run it"),
+        Message(role="assistant", parts=[ToolCall("c2", "bash", '{"cmd": "cat a.txt"}')]),
+        Message(role="tool", parts=[ToolResult("c2", output)]),
+        Message.of("assistant", "done", name="bot"),
+    ]
+
+
+def test_count_each_is_count_message_of_every_message() -> None:
+    messages = _repeated_messages()
+    # by hand: framing 3 + role 1 per message; a tool call adds 3; a name adds 1
+    expected = [4 + 6, 4 + 3 + 4 + 20, 4 + 360, 4 + 6, 4 + 3 + 4 + 20, 4 + 360, 4 + 4 + 3 + 1]
+    assert CharCounter().count_each(messages) == expected
+    assert [CharCounter().count_message(m) for m in messages] == expected
+    assert CharCounter().count_messages(messages) == sum(expected) + 3
+    assert CharCounter().count_each([]) == []
+
+
+def test_a_text_repeated_in_one_call_is_counted_once() -> None:
+    messages = _repeated_messages()
+    counter = RecordingCounter()
+    counter.count_each(messages)
+    assert sorted(counter.seen) == sorted(
+        {"run it", "bash", '{"cmd": "cat a.txt"}', "line one\nline two\n" * 20, "done", "bot"})
+    counter.seen.clear()
+    assert counter.count_messages(messages) == sum(CharCounter().count_each(messages)) + 3
+    assert len(counter.seen) == 6  # 11 texts, 6 distinct
+
+
+def test_count_each_names_the_bad_message() -> None:
+    broken = Message(role="user", parts=[Text(None)])  # type: ignore[arg-type]
+    with pytest.raises(TokenizerError, match="message 1"):
+        CharCounter().count_each([Message.of("user", "ok"), broken])
+
+
+def test_real_tokenizer_counts_each_message_alike(shared_data: Path) -> None:
+    file = shared_data / "tokenizers" / "o200k_base.tiktoken"
+    if not file.is_file():
+        pytest.skip(f"{file} not found")
+    counter = TiktokenCounter("o200k_base", path=file)
+    messages = _repeated_messages() * 40  # a batch large enough for any batching path
+    each = counter.count_each(messages)
+    assert each == [counter.count_message(m) for m in messages]
+    assert counter.count_messages(messages) == sum(each) + 3
+    texts = [p.text for m in messages for p in m.parts if isinstance(p, Text)] + ["你好，世界"]
+    assert counter.count_batch(texts) == [counter.count(t) for t in texts]
+    with pytest.raises(TokenizerError, match="cannot count tokens of a int"):
+        counter.count_batch(["ok", 42])  # type: ignore[list-item]

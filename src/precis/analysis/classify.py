@@ -347,32 +347,43 @@ _SOLO = _Context()
 
 
 def _decide(fragment: Fragment, table: CueTable, ctx: _Context,
-            model: _Model | None = None, cache: dict[object, Classification] | None = None
-            ) -> Classification:
+            model: _Model | None = None, cache: dict[object, Classification] | None = None,
+            scores: dict[object, Classification] | None = None) -> Classification:
     """The rule answer for one fragment in its context. ``cache`` keeps the answer for a
     text in a context, for fragments that repeat (the same tool output, "ok", a re-read
-    file); answers are immutable, so they can be shared."""
+    file); ``scores`` keeps the answer for the same evidence (many different sentences
+    show the same features and cues). Answers are immutable, so they can be shared."""
     if model is None:
         model = _model(table)
     if cache is None:
-        return _classify_one(fragment, table, ctx, model)
+        return _classify_one(fragment, table, ctx, model, scores)
     key = (fragment.text, fragment.role, fragment.kind, fragment.lang_hint,
            None if ctx is _SOLO else ctx)
     try:
         answer = cache.get(key)
     except TypeError:  # unhashable odd input
-        return _classify_one(fragment, table, ctx, model)
+        return _classify_one(fragment, table, ctx, model, scores)
     if answer is None:
-        answer = cache[key] = _classify_one(fragment, table, ctx, model)
+        answer = cache[key] = _classify_one(fragment, table, ctx, model, scores)
     return answer
 
 
 def _classify_one(fragment: Fragment, table: CueTable, ctx: _Context,
-                  model: _Model) -> Classification:
+                  model: _Model, scores: dict[object, Classification] | None = None
+                  ) -> Classification:
     feats = _features(fragment, table, ctx)
     if feats is None:
         return _EMPTY
-    return _score(*feats, model)
+    if scores is None:
+        return _score(*feats, model)
+    # the answer is a function of the evidence alone (features, values and labels, the cues
+    # in their order, the tag scores): the same evidence gets the same answer object
+    ev, hits, tag_scores = feats
+    key = (tuple(ev), tuple(hits), tuple(tag_scores.items()))
+    answer = scores.get(key)
+    if answer is None:
+        answer = scores[key] = _score(ev, hits, tag_scores, model)
+    return answer
 
 
 def _features(
@@ -875,7 +886,9 @@ def _rules_in_context(fragments: Sequence[Fragment], table: CueTable) -> list[Cl
     """The rule answer for every fragment, with the context of its neighbours."""
     model = _model(table)
     cache: dict[object, Classification] = {}
-    return _walk(fragments, lambda fragment, ctx: _decide(fragment, table, ctx, model, cache))
+    scores: dict[object, Classification] = {}
+    return _walk(fragments,
+                 lambda fragment, ctx: _decide(fragment, table, ctx, model, cache, scores))
 
 
 def _walk(fragments: Sequence[Fragment],

@@ -13,13 +13,19 @@ budgeted maximum coverage: how much new information (content words and exact fac
 better-ranked item shows yet, weighted by rarity) a candidate adds per token, while they fit
 the allowance. Facts of HIGH fragments that no item shows go to a compact "Exact details"
 list (space-separated, neighbouring fragments sharing a line and its citation), which may
-hold a share of the room. The summary lists items by section, in time order. Fragments that
-end up in no item are recorded with the reason.
+hold a share of the room: in a small summary (:data:`FACTS_FIRST_ROOM`, room for a few items
+at most) all of it but what the user's own rules and carried items take, so that the facts
+come before other items; in a larger one less, down to :data:`DETAILS_SHARE`. The list is
+itself a greedy for maximum coverage: the fact that shows the most facts not shown yet per
+token first (a command line shows the paths in it and their folders, a chain of commands
+each of its commands), each cited by as few fragments as can be. The summary lists items by
+section, in time order. Fragments that end up in no item are recorded with the reason.
 """
 
 from __future__ import annotations
 
 import heapq
+import json
 import math
 import re
 from collections import Counter
@@ -40,11 +46,12 @@ from precis.compact.templates import SectionSpec, Template, builtin_templates
 from precis.model import Text, ToolCall
 from precis.segment.model import Fragment
 
-__all__ = ["DETAILS_SHARE", "Candidate", "SummaryBuilder", "mostly_talk"]
+__all__ = ["DETAILS_SHARE", "FACTS_FIRST_ROOM", "Candidate", "SummaryBuilder", "mostly_talk"]
 
 _LEVEL_BONUS = {"HIGH": 2.0, "MEDIUM": 1.0, "LOW": 0.0}
 _PIN = 10.0
 _FACT_SCAN_CHARS = 2000  # exact facts are looked for in the head of long tool output
+_CALL_SCAN_CHARS = 8000  # ... and of each argument of a long tool call
 _TOOL_OUTPUT_PENALTY = 1.0
 _COMMON = frozenset({
     "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was",
@@ -80,8 +87,13 @@ _NAME_SEP = (re.compile(r", | and "), re.compile(r"、|和"))
 _DATE_PREFIX = re.compile(r"^\[(\d{1,2} [A-Z][a-z]+ \d{4}|\d{4}年\d{1,2}月\d{1,2}日)\]\s+")
 _LINE_CHARS = 1200  # a timeline line holds what was said on one date, up to this length
 _SHARED_CITE = 4  # tokens a timeline entry adds to its line's citation (", S12" and a space)
-_DETAIL_FACTS = 32  # at most this many facts of one fragment in the details list
+_DETAIL_FACTS = 64  # at most this many facts of one fragment in the details list
 _DETAIL_CHARS = 160  # facts of neighbouring fragments share a details line up to this length
+_CITE_TOKENS = 4  # tokens a fragment adds to a citation (", S12")
+_DETAIL_TRIES = 3  # fits of the details list to its room (the fact costs are estimates)
+_DETAIL_SLACK = 4  # tokens left over that are worth another fit
+_USER_FACT = 100.0  # a fact the user gave counts as this many the agent met (see _fact_picker)
+_LINE_TOKENS = 4  # tokens of a details line besides its facts and citations ("- ", " []")
 _DETAIL_LINE = 5  # tokens a fragment adds to the details besides its facts (its share of a line)
 _DATE_TOKENS = 8  # "[25 May 2023] "
 _HEADER_TOKENS = 6  # "\n## Exact details\n"
@@ -97,7 +109,9 @@ _TOP_UPS = 3
 _TOP_UP_MIN = 24
 _EXTRA_TITLES = {"log": ("Conversation log", "对话记录"),
                  "details": ("Exact details", "原样细节")}
+_SMALL_GOAL_SHARE = 0.4  # in a small summary the goal goes first up to this share
 DETAILS_SHARE = 0.6  # at most this share of the allowance is held for the details list
+FACTS_FIRST_ROOM = 400  # in a summary this small the details may take all the room
 _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
 _BASE_WEIGHT = 0.15  # weight of a candidate's priority against the information it adds
 _FACT_UNIT = 2.0  # an exact-fact-like unit (path, number, id) weighs this many words
@@ -194,7 +208,12 @@ class SummaryBuilder:
         self._cited: set[str] = set()  # sources of the items taken so far (during a fill)
         self._coverage: tuple[dict[int, set[str]], dict[str, int],
                               dict[str, list[int]]] | None = None  # see _coverage_index
+        self._fact_tokens: dict[str, int] = {}  # see _fact_cost
+        self._held_facts: dict[str, frozenset[str]] | None = None  # see _holds
         self.candidates = self._candidates()
+        # fact -> the HIGH fragments holding it, by priority (its first is the one in
+        # high_facts; a details line may cite any of them)
+        self.fact_homes: dict[str, list[int]] = {}
         self.high_facts = self._high_facts()
 
     # -- candidates ---------------------------------------------------------------------
@@ -624,13 +643,19 @@ class SummaryBuilder:
         high = sorted((i for i in self.range if a.importance[i].level == "HIGH"
                        and (not self._of_prior(i) or self.fragments[i].kind == "list_item")),
                       key=lambda i: (-self._priority(i), -i))
-        seen: set[str] = set()
+        homes = self.fact_homes
         out: list[tuple[str, str, int]] = []
         for i in high:
-            for fact in exact_facts(self.fragments[i].text[:_FACT_SCAN_CHARS]):
-                if fact.text not in seen:
-                    seen.add(fact.text)
+            for fact in exact_facts(_fact_scan(self.fragments[i])):
+                if fact.kind == "command" and (fact.text.isalpha() or not any(
+                        c.isalnum() for c in fact.text)):
+                    continue  # a shell keyword (done, fi), a word in backticks, a brace
+                found = homes.get(fact.text)
+                if found is None:
+                    homes[fact.text] = [i]
                     out.append((fact.text, fact.kind, i))
+                elif found[-1] != i:
+                    found.append(i)
         return out
 
     def _missing(self, shown: str) -> dict[int, list[str]]:
@@ -656,32 +681,171 @@ class SummaryBuilder:
                 + _DETAIL_LINE * len(lines) + _DATE_TOKENS * len(dates) + _HEADER_TOKENS)
 
     def _details(self, shown: str, remaining: int) -> list[Candidate]:
-        """Facts of HIGH fragments that the output does not show yet, by priority while they
-        fit ``remaining``: listed in time order, separated by spaces (a fact holding a space
-        in backticks), the facts of neighbouring fragments sharing a line and its citation
-        (``"app/db.py 8080 `make test` [S12, S14]"``)."""
+        """Facts of HIGH fragments that the output does not show yet, as many as fit
+        ``remaining`` (chosen by :meth:`_fact_picker`): listed in time order, separated by
+        spaces (a fact holding a space in backticks), the facts of neighbouring fragments
+        sharing a line and its citation (``"app/db.py 8080 `make test` [S12, S14]"``)."""
         missing = self._missing(shown)
         if not missing:
             return []
-        shown_facts = {i: " ".join(f"`{v}`" if _NEEDS_QUOTES.search(v) else v for v in values)
-                       for i, values in missing.items()}
         header = self.count(f"## {self.section_title('details')}") + 2
-        room = remaining - header
-        picked: list[int] = []
-        cost: dict[int, int] = {}
-        for i in missing:  # by priority
-            cost[i] = self.count(shown_facts[i]) + _SHARED_CITE
-            if cost[i] <= room:
-                picked.append(i)
-                room -= cost[i]
-        while picked:
-            lines = self._detail_lines(sorted(picked), shown_facts)
-            over = sum(c.cost(self.count) for c in lines) + header - remaining
-            if over <= 0:
-                return lines
-            while picked and over > 0:  # the lowest priority go first
-                over -= cost[picked.pop()]
-        return []
+        order = {text: n for n, text in enumerate(t for ts in missing.values() for t in ts)}
+
+        counted: dict[tuple[str, tuple[str, ...], str | None], int] = {}
+
+        def layout(picks: list[tuple[int, str, int]]) -> tuple[list[Candidate], int]:
+            if not picks:
+                return [], header
+            chosen: dict[int, list[str]] = {}
+            for i, text, _ in picks:
+                chosen.setdefault(i, []).append(text)
+            shown_facts = {i: " ".join(_quoted(v) for v in sorted(vs, key=order.__getitem__))
+                           for i, vs in chosen.items()}
+            lines = self._detail_lines(sorted(chosen), shown_facts)
+            used = header
+            for line in lines:  # the same line comes back on the next try: counted once
+                key = (line.text, line.sources, line.date)
+                if key not in counted:
+                    counted[key] = line.cost(self.count)
+                used += counted[key]
+            return lines, used
+
+        # the costs are estimates: the list is counted; a room whose list is over is made
+        # smaller, one whose list leaves enough over larger
+        pick = self._fact_picker(missing)
+        room = remaining - header - _LINE_TOKENS
+        fits, over = 0, None  # rooms known to give a list that fits / that is over
+        best: list[Candidate] = []
+        best_used = 0
+        for _ in range(_DETAIL_TRIES):
+            picks = pick(room)
+            lines, used = layout(picks)
+            if used > remaining:
+                over = room
+                while picks and used > remaining:  # the last taken (least telling) go
+                    cut = used - remaining
+                    while picks and cut > 0:
+                        cut -= picks.pop()[2]
+                    lines, used = layout(picks)
+            else:
+                fits = room
+            if lines and used > best_used:
+                best, best_used = lines, used
+            if remaining - best_used < _DETAIL_SLACK:
+                break
+            step = room + remaining - used if over is None else (fits + over) // 2
+            if step in (fits, over, room):
+                break
+            room = step
+        return best
+
+    def _fact_picker(self, missing: dict[int, list[str]]
+                     ) -> Callable[[int], list[tuple[int, str, int]]]:
+        """For the details list: given a room, ``(fragment cited, fact, estimated tokens)``
+        in the order taken by a greedy for the budgeted maximum coverage of the missing
+        facts. A fact shows itself and the missing facts it holds whole (:func:`_held`: the
+        paths and parent folders of a command line, the commands of a chain); the fact that
+        shows the most facts not shown yet per token comes first (ties: the fragment of
+        higher priority). A fact of the user's own messages (the task's paths, URLs, ids)
+        counts as :data:`_USER_FACT` others. A fact is cited by a fragment the list cites
+        already when one of those holds it too; else it pays for a new citation, of the
+        fragment holding the most missing facts."""
+        entries = [(i, text) for i, texts in missing.items() for text in texts]
+        held = self._holds([text for _, text in entries])
+        shows = [held[text] for _, text in entries]
+        costs = [self._fact_cost(text) for _, text in entries]
+        cheapest = min(costs, default=1)
+        homes = [self.fact_homes.get(text) or [i] for i, text in entries]
+        holding: dict[int, list[int]] = {}  # fragment -> the entries it holds
+        for k, places in enumerate(homes):
+            for h in places:
+                holding.setdefault(h, []).append(k)
+        index = {text: k for k, (_, text) in enumerate(entries)}
+        weight = {text: _USER_FACT if any(self.fragments[h].role == "user" for h in places)
+                  else 1.0 for (_, text), places in zip(entries, homes)}
+        showers: dict[str, list[int]] = {}  # fact -> the entries showing it
+        for k, facts_shown in enumerate(shows):
+            for fact in facts_shown:
+                showers.setdefault(fact, []).append(k)
+
+        def pick(room: int) -> list[tuple[int, str, int]]:
+            # gain: how many facts not shown yet an entry shows (kept up to date)
+            gain = [sum(weight[fact] for fact in facts_shown) for facts_shown in shows]
+            cited = [False] * len(entries)  # a fragment the list cites already holds it
+            opened: set[int] = set()
+            shown: set[str] = set()
+
+            def score(k: int) -> float:
+                return -gain[k] / (costs[k] + (0 if cited[k] else _CITE_TOKENS))
+
+            heap = [(score(k), k) for k in range(len(entries))]
+            heapq.heapify(heap)
+            picks: dict[int, tuple[int, str, int]] = {}  # entry -> what it adds, in order
+            while heap and room >= cheapest:
+                _, k = heapq.heappop(heap)
+                if gain[k] <= 0:
+                    continue  # taken, or all it shows is shown
+                fresh = score(k)
+                if heap and fresh > heap[0][0]:
+                    heapq.heappush(heap, (fresh, k))
+                    continue
+                cost = costs[k] + (0 if cited[k] else _CITE_TOKENS)
+                if cost > room:
+                    continue
+                home = next((h for h in homes[k] if h in opened), None)
+                if home is None:
+                    home = max(homes[k], key=lambda h: len(holding[h]))  # ties: the first
+                    opened.add(home)
+                    for j in holding[home]:  # cheaper now: offered again at the new score
+                        if not cited[j]:
+                            cited[j] = True
+                            if gain[j] > 0:
+                                heapq.heappush(heap, (score(j), j))
+                for fact in shows[k]:  # a fact taken before that this one shows goes
+                    j = index[fact]
+                    if j in picks:
+                        room += picks.pop(j)[2]
+                picks[k] = (home, entries[k][1], cost)
+                room -= cost
+                for fact in shows[k] - shown:
+                    shown.add(fact)
+                    for j in showers[fact]:
+                        gain[j] -= weight[fact]
+            return list(picks.values())
+
+        return pick
+
+    def _holds(self, texts: list[str]) -> dict[str, set[str]]:
+        """Per fact of ``texts``, the facts of ``texts`` it shows: itself and those it holds
+        whole (of all the high facts, worked out once)."""
+        if self._held_facts is None:
+            every = {text for text, _, _ in self.high_facts}
+            by_head: dict[str, list[str]] = {}  # a command line by its first word
+            for text in every:
+                words = text.split(None, 1)
+                if len(words) > 1:
+                    by_head.setdefault(words[0], []).append(text)
+            self._held_facts = {}
+            for text in every:
+                if text.isalnum():
+                    continue
+                pieces = _held(text)
+                shows = (pieces & every) - {text}
+                if _NEEDS_QUOTES.search(text):  # the commands of a chain
+                    shows.update(t for head in pieces & by_head.keys()
+                                 for t in by_head[head] if t != text and t in text)
+                if shows:
+                    self._held_facts[text] = frozenset(shows)
+        known = set(texts)
+        return {text: {text} | (self._held_facts.get(text, frozenset()) & known)
+                for text in texts}
+
+    def _fact_cost(self, text: str) -> int:
+        """Tokens a fact adds to a details line (with its space and backticks)."""
+        cost = self._fact_tokens.get(text)
+        if cost is None:
+            cost = self._fact_tokens[text] = self.count(" " + _quoted(text))
+        return cost
 
     def _detail_lines(self, picked: list[int], shown_facts: dict[int, str]) -> list[Candidate]:
         out: list[Candidate] = []
@@ -718,7 +882,8 @@ class SummaryBuilder:
         """The summary that fits ``allowance`` tokens; ``boost`` raises the priority of
         candidates citing the given fragment ids (the quality check's re-fit). ``present``
         is the rest of the output (system prompt, recent messages): facts it shows need no
-        place in the details list, which may hold up to ``details_share`` of the room."""
+        place in the details list, which may hold up to ``details_share`` of the room, or
+        more in a small summary (:func:`_details_share`)."""
         boost = boost or {}
         self._cited = set()
         for cand in self.candidates:
@@ -748,20 +913,39 @@ class SummaryBuilder:
                 extra = max(extra, _PIN)
             return (-(c.priority + extra), -c.order)
 
-        # the current goal and the user's own rules come before the details
-        named = [c for c in self.candidates
-                 if c.section != "log" and c.text
-                 and (self.goal in c.sources or c.priority >= _PIN)]
+        # before the details come the user's own rules and what an earlier summary carried
+        # (pinned), and the current goal: in a small summary, only when it is short (a
+        # summary that does not say what the user wants now is of little use, but a long
+        # goal would crowd out the exact details)
+        small = allowance <= FACTS_FIRST_ROOM
+
+        def first(c: Candidate) -> bool:
+            if c.priority >= _PIN:
+                return True
+            return self.goal in c.sources and (
+                not small or c.cost(self.count) <= allowance * _SMALL_GOAL_SHARE)
+
+        named = [c for c in self.candidates if c.section != "log" and c.text and first(c)]
         named_cost = sum(c.cost(self.count) for c in named) + _HEADER_TOKENS * len(
             {c.section for c in named})
+        share = max(details_share, _details_share(allowance))
         reserve = min(self._details_need(present),
-                      int(max(0, remaining - named_cost) * details_share))
+                      int(max(0, remaining - named_cost) * share))
         remaining -= reserve
 
         ranked = self._rank(key, present, boost, remaining)
         chosen: list[Candidate] = []
         started: set[str] = set()
         remaining = self._greedy(ranked, chosen, started, remaining)
+        if overview:
+            # an overview entry whose fragments found no room as items goes too (a later
+            # compaction would lose what it names), and its room goes to the details
+            cited = {s for c in chosen for s in c.sources}
+            kept = [item for item in short if cited.issuperset(item.sources)]
+            if len(kept) < len(short):
+                remaining += (self.count(self._summary(short, []).render())
+                              - self.count(self._summary(kept, []).render()))
+                short = kept
         remaining += reserve
         if self.high_facts and remaining > 8:
             # the short overview is left out: a later compaction does not carry it over
@@ -774,9 +958,6 @@ class SummaryBuilder:
         if reserve and remaining > 8:  # what the details did not need goes to more items
             taken = {id(c) for c in chosen}
             self._greedy([c for c in ranked if id(c) not in taken], chosen, started, remaining)
-        if overview:  # an overview entry whose fragments found no room as items goes too
-            cited = {s for c in chosen for s in c.sources}
-            short = [item for item in short if cited.issuperset(item.sources)]
         summary = self._summary(short, chosen)
         for _ in range(_TOP_UPS):
             # Lines counted one by one add up to more than the text counted whole: use the
@@ -988,6 +1169,69 @@ def _substantive(text: str) -> bool:
     """Says something on its own: not a lead-in ending with a colon, not a few characters."""
     stripped = text.strip()
     return len(stripped) >= 6 and not stripped.endswith((":", "："))
+
+
+_PIECE_SEPARATORS = re.compile(r"[\s`'\"(),;:=|\[\]{}<>]+")
+
+
+def _held(fact: str) -> set[str]:
+    """The texts a reader sees whole in ``fact``: its pieces between separators (spaces,
+    quotes, brackets, ``:``, ``=``, ...) and, for a piece that is a path, every run of its
+    folders (``/srv/app/run.sh`` holds ``/srv/app``, ``app/run.sh`` and ``run.sh``)."""
+    out: set[str] = set()
+    for piece in _PIECE_SEPARATORS.split(fact):
+        piece = piece.rstrip(".,")
+        if not piece:
+            continue
+        out.add(piece)
+        if "/" in piece.strip("/"):
+            cuts = [n for n, c in enumerate(piece) if c == "/"]
+            starts = [0] + [n + 1 for n in cuts]
+            ends = [n for n in cuts if n] + [len(piece)]
+            out.update(piece[a:b] for a in starts for b in ends if b - a > 1 and a < b)
+    return out
+
+
+def _fact_scan(fragment: Fragment) -> str:
+    """The part of a fragment searched for exact facts: the head of a long text; of a tool
+    call's arguments (JSON: what the agent did) a longer head of each string, so that they
+    still decode."""
+    text = fragment.text
+    if len(text) <= _FACT_SCAN_CHARS:
+        return text
+    if fragment.kind == "tool_call" and text.lstrip()[:1] in ("{", "["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if isinstance(value, (dict, list)):
+            return json.dumps(_clip_strings(value), ensure_ascii=False)
+    return text[:_FACT_SCAN_CHARS]
+
+
+def _clip_strings(value: object) -> object:
+    if isinstance(value, str):
+        return value[:_CALL_SCAN_CHARS]
+    if isinstance(value, dict):
+        return {k: _clip_strings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_strings(v) for v in value]
+    return value
+
+
+def _details_share(allowance: int) -> float:
+    """The share of a summary's room the exact details may hold: all of it in a small
+    summary (:data:`FACTS_FIRST_ROOM`), which holds a few items at most; up to twice as
+    large, falling to :data:`DETAILS_SHARE`."""
+    over = allowance / FACTS_FIRST_ROOM - 1.0
+    if over <= 0.0:
+        return 1.0
+    return 1.0 - (1.0 - DETAILS_SHARE) * min(1.0, over)
+
+
+def _quoted(fact: str) -> str:
+    """A fact as the details list shows it: in backticks when it holds a space."""
+    return f"`{fact}`" if _NEEDS_QUOTES.search(fact) else fact
 
 
 def _constant(text: str) -> Callable[[], str]:

@@ -7,7 +7,8 @@ Steps (one pass, no LLM):
    gets the ``log`` template (a timeline) instead of the default ``sections``;
 2. choose the recent messages kept verbatim: the level's ``keep_last``, never starting
    inside a tool exchange, and with a budget only as many as fit its tail share (when even
-   the last message does not fit, its long parts are cut to their core);
+   the last message does not fit, its long parts are cut to their core; when that is still
+   more than the share, it is summarized with the rest);
 3. summarize every older non-system message into the template's sections within the
    token allowance that is left (the level's share of the older messages, or what the
    budget leaves);
@@ -132,10 +133,11 @@ def compress(
     if budget is not None and as_is_tokens <= budget:
         return unchanged()
     if budget is not None and system_tokens + priming + _SUMMARY_MIN > budget:
-        raise ConfigError(
-            f"budget {budget} is too small: the system prompt alone takes "
-            f"{system_tokens} tokens (at least {system_tokens + priming + _SUMMARY_MIN} "
-            "are needed)")
+        need = system_tokens + priming + _SUMMARY_MIN
+        held = (f"the system prompt ({system_tokens} tokens) and a summary of at least "
+                f"{priming + _SUMMARY_MIN} tokens ({need} in all)" if system_tokens else
+                f"a summary of at least {need} tokens")
+        raise ConfigError(f"budget {budget} is too small: it must hold {held}")
 
     t = time.perf_counter()
     start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
@@ -308,7 +310,10 @@ def _choose_tail(
     # Not even the last exchange fits: keep it with its long parts cut to their core.
     start = window_start(messages, dialog[-1])
     tail = [_shrink(m, max(1, limit // max(1, n - start)), counter) for m in messages[start:]]
-    return start, tail, sum(counter.count_message(m) for m in tail)
+    tokens = sum(counter.count_message(m) for m in tail)
+    if tokens > limit:  # even cut to its core it takes more than its share: summarize it
+        return n, [], 0
+    return start, tail, tokens
 
 
 def _shrink(message: Message, tokens: int, counter: TokenCounter) -> Message:

@@ -2,12 +2,16 @@
 
 These are what a summary must carry verbatim (the quality check counts them) and what a cut
 may never split (the digest keeps them whole). One regular-expression pass per token that
-is not a plain word.
+is not a plain word and holds a character some fact needs (:data:`_HINT`); the matches of
+a token are remembered, so a token met again (a path, a flag, a box-drawing line) costs a
+dictionary lookup.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
 from typing import NamedTuple
 
 __all__ = ["FACT_KINDS", "Fact", "command_lines", "exact_facts", "facts", "heredoc_end"]
@@ -41,6 +45,16 @@ _PATTERN = re.compile(
 _COMMAND_SPAN = re.compile(r"`([^`\s][^`\n]{0,118}[^`\s])`")
 _TOKEN = re.compile(r"\S+")
 _WORD_EDGES = ".,;:!?()[]{}\"'*"
+# Something a token must hold for any alternative of _PATTERN to match in it: "://" or a
+# path's "/", a backtick, a digit (dates, numbers, ids with digits), an error name, the
+# "." of a file extension (all start with a lower-case letter), a hex run without digits,
+# "_" (snake_case), a lower-case letter before a capital (camelCase) or "--" (a flag). A
+# token without one is skipped: the pattern is tried at every position of a token, which
+# is most of the time spent here.
+_HINT = re.compile(r"[\d/`_]|--|\.[a-z]|[a-z][A-Z]|Error|Exception|Warning|[a-f]{7}")
+_TOKEN_CACHE: dict[str, tuple[tuple[str, str, int], ...]] = {}
+_TOKEN_CACHE_SIZE = 1 << 14  # distinct tokens remembered (then the cache starts afresh)
+_TOKEN_CACHE_CHARS = 256  # a longer token is scanned every time
 
 
 class Fact(NamedTuple):
@@ -48,6 +62,29 @@ class Fact(NamedTuple):
     text: str
     start: int
     end: int
+
+
+# The facts of a text up to this long are remembered (the same tool output, sentence or
+# path is often looked at again); a longer one is read every time.
+_MEMO_CHARS = 2048
+_MEMO_SIZE = 1024
+
+
+class _Memo:
+    """A fact reader with the answers for texts up to ``_MEMO_CHARS`` characters remembered
+    (the same fragment text is read several times per compaction); each call returns a
+    fresh list."""
+
+    def __init__(self, read: Callable[[str], list[Fact]]) -> None:
+        self._read = read
+        self._remembered = lru_cache(maxsize=_MEMO_SIZE)(lambda text: tuple(read(text)))
+        self.cache_clear = self._remembered.cache_clear
+        self.cache_info = self._remembered.cache_info
+
+    def __call__(self, text: str) -> list[Fact]:
+        if isinstance(text, str) and len(text) <= _MEMO_CHARS:
+            return list(self._remembered(text))
+        return self._read(text)
 
 
 def facts(text: str) -> list[Fact]:
@@ -58,6 +95,10 @@ def facts(text: str) -> list[Fact]:
     plain word (letters only, all lowercase, capitalised or all capitals) is skipped
     without running the pattern: most of prose is.
     """
+    return _memo_facts(text)
+
+
+def _facts(text: str) -> list[Fact]:
     out: list[Fact] = []
     pos = 0
     if "`" in text:
@@ -70,29 +111,49 @@ def facts(text: str) -> list[Fact]:
 
 
 def _scan(text: str, start: int, end: int, out: list[Fact]) -> None:
+    cache = _TOKEN_CACHE
+    hint = _HINT.search
     for token_match in _TOKEN.finditer(text, start, end):
         token = token_match.group()
-        core = token.strip(_WORD_EDGES)
-        if core.isalpha() and (core.islower() or core.isupper()
-                               or (core[0].isupper() and core[1:].islower())):
-            continue  # a plain word
-        base = token_match.start()
-        for m in _PATTERN.finditer(token):
-            group = m.lastgroup or "identifier"
-            value = m.group(group)
-            kind = "number" if group == "date" else group  # a date or time is a number
-            if kind == "identifier" and token.startswith('":', m.end()):
-                continue  # a JSON key names a field; it is not a fact
-            if kind == "url":
-                value = value.rstrip(".,;:!?")
-            elif kind == "path" and value.endswith("."):
-                value = value.rstrip(".")  # the end of a sentence, not of the path
-                if not value:
-                    continue
-            elif kind == "number" and value.endswith((",", ".", ":")):
-                value = value[:-1]
-            at = base + m.start(group)
-            out.append(Fact(kind, value, at, at + len(value)))
+        found = cache.get(token)
+        if found is None:
+            core = token.strip(_WORD_EDGES)
+            if core.isalpha() and (core.islower() or core.isupper()
+                                   or (core[0].isupper() and core[1:].islower())):
+                found = ()  # a plain word
+            elif hint(token) is None:
+                found = ()  # no fact can match in it
+            else:
+                found = _token_facts(token)
+            if len(token) <= _TOKEN_CACHE_CHARS:
+                if len(cache) >= _TOKEN_CACHE_SIZE:
+                    cache.clear()
+                cache[token] = found
+        if found:
+            base = token_match.start()
+            out += [Fact(kind, value, base + at, base + at + len(value))
+                    for kind, value, at in found]
+
+
+def _token_facts(token: str) -> tuple[tuple[str, str, int], ...]:
+    """The facts of one token: ``(kind, value, start in the token)``."""
+    out: list[tuple[str, str, int]] = []
+    for m in _PATTERN.finditer(token):
+        group = m.lastgroup or "identifier"
+        value = m.group(group)
+        kind = "number" if group == "date" else group  # a date or time is a number
+        if kind == "identifier" and token.startswith('":', m.end()):
+            continue  # a JSON key names a field; it is not a fact
+        if kind == "url":
+            value = value.rstrip(".,;:!?")
+        elif kind == "path" and value.endswith("."):
+            value = value.rstrip(".")  # the end of a sentence, not of the path
+            if not value:
+                continue
+        elif kind == "number" and value.endswith((",", ".", ":")):
+            value = value[:-1]
+        out.append((kind, value, m.start(group)))
+    return tuple(out)
 
 
 # -- shell commands and line-number gutters (what the compactor counts on top of facts()) --
@@ -248,6 +309,10 @@ def exact_facts(text: str) -> list[Fact]:
     """What a summary must carry verbatim: :func:`facts` plus shell command lines, less the
     line numbers of file listings; in order of position. JSON text (a tool call's
     arguments) is read through its decoded strings."""
+    return _memo_exact_facts(text)
+
+
+def _exact_facts(text: str) -> list[Fact]:
     if text.lstrip()[:1] in ("{", "["):
         found = _json_facts(text)
         if found is not None:
@@ -256,9 +321,13 @@ def exact_facts(text: str) -> list[Fact]:
 
 
 def _plain_facts(text: str) -> list[Fact]:
-    found = [f for f in facts(text) if f.kind != "number" or not _gutter(text, f)]
+    found = [f for f in _facts(text) if f.kind != "number" or not _gutter(text, f)]
     commands = _shell_commands(text)
     if commands:
         found.extend(dict.fromkeys(commands))  # a prompted line in a shell block: once
         found.sort(key=lambda f: (f.start, -f.end))
     return found
+
+
+_memo_facts = _Memo(_facts)
+_memo_exact_facts = _Memo(_exact_facts)

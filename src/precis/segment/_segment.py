@@ -63,6 +63,35 @@ def _part_spans(part: Part, text: str) -> list[Span]:
     return split_text(text)
 
 
+_Piece = tuple[str, str, int, int, "str | None", str]
+"""``(kind, text, start, end, lang_hint, language)`` of one fragment of a part."""
+
+
+def _pieces(part: Part, text: str) -> list[_Piece]:
+    """The fragments of one part's text, with their languages."""
+    # Language per piece, with the part's own script deciding the shortcut: a piece of an
+    # ASCII part needs one letter search, one of a part with no Latin word one Han search
+    # (the same answers detect_language gives, for less work).
+    ascii_part = text.isascii()
+    latin_free = not ascii_part and _LATIN_WORD.search(text) is None
+    out: list[_Piece] = []
+    for kind, s, e, hint in _part_spans(part, text):
+        piece = text[s:e]
+        if kind in STRUCTURED_KINDS:
+            language = "code"
+        elif kind == "image":
+            caption = getattr(part, "caption", None)
+            language = detect_language(caption) if isinstance(caption, str) else "none"
+        elif ascii_part:
+            language = "en" if _ASCII_LETTER.search(piece) else "none"
+        elif latin_free:
+            language = "zh" if has_han(piece) else "none"
+        else:
+            language = detect_language(piece)
+        out.append((kind, piece, s, e, hint, language))
+    return out
+
+
 def segment(conversation: Conversation) -> Segmentation:
     """Merge same-speaker runs into rounds and split every part into fragments.
 
@@ -89,6 +118,9 @@ def segment(conversation: Conversation) -> Segmentation:
     # Fragments and provenance are named tuples; building them with tuple.__new__ skips the
     # generated keyword-handling __new__ (a third of the per-fragment cost on long sessions).
     new = tuple.__new__
+    # A part whose text was seen before (the same tool output, a repeated instruction) is
+    # split once: its pieces depend only on the kind of part and its text.
+    seen: dict[tuple[type, bool, str], list[_Piece]] = {}
     round_role: str | None = None
     round_messages: list[int] = []
     for mi, message in enumerate(conversation.messages):
@@ -104,24 +136,15 @@ def segment(conversation: Conversation) -> Segmentation:
             text = getattr(part, "text", None)
             if not isinstance(text, str):
                 continue
-            # Language per piece, with the part's own script deciding the shortcut: a piece
-            # of an ASCII part needs one letter search, one of a part with no Latin word one
-            # Han search (the same answers detect_language gives, for less work).
-            ascii_part = text.isascii()
-            latin_free = not ascii_part and _LATIN_WORD.search(text) is None
-            for kind, s, e, hint in _part_spans(part, text):
-                piece = text[s:e]
-                if kind in STRUCTURED_KINDS:
-                    language = "code"
-                elif kind == "image":
-                    caption = getattr(part, "caption", None)
-                    language = detect_language(caption) if isinstance(caption, str) else "none"
-                elif ascii_part:
-                    language = "en" if _ASCII_LETTER.search(piece) else "none"
-                elif latin_free:
-                    language = "zh" if has_han(piece) else "none"
-                else:
-                    language = detect_language(piece)
+            if isinstance(part, Image):  # (its language is its caption's)
+                pieces = _pieces(part, text)
+            else:
+                key = (type(part), getattr(part, "redacted", False) is True, text)
+                found = seen.get(key)
+                if found is None:
+                    found = seen[key] = _pieces(part, text)
+                pieces = found
+            for kind, piece, s, e, hint, language in pieces:
                 append(
                     new(
                         Fragment,

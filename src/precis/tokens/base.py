@@ -2,9 +2,11 @@
 
 A counter implements one method, :meth:`TokenCounter.count` (tokens of a plain string).
 Everything else is built on it: :meth:`~TokenCounter.count_batch` (a loop unless a backend
-has a faster batch call), :meth:`~TokenCounter.count_message` and
-:meth:`~TokenCounter.count_messages`, which add the framing a chat API puts around every
-message.
+has a faster batch call), :meth:`~TokenCounter.count_message`,
+:meth:`~TokenCounter.count_messages` and :meth:`~TokenCounter.count_each`, which add the
+framing a chat API puts around every message. A text that occurs more than once in the
+messages given to one call (the same tool output read twice, a repeated instruction) is
+counted once.
 
 The overhead model (:class:`MessageOverhead`) follows OpenAI's published rule for chat
 models (the OpenAI Cookbook, "How to count tokens with tiktoken"): every message is
@@ -94,7 +96,36 @@ class TokenCounter(ABC):
             )
             texts.extend(message_texts)
             fixed += message_fixed
-        return fixed + sum(self.count_batch(texts))
+        return fixed + sum(self._count_all(texts))
+
+    def count_each(self, messages: Iterable[Message]) -> list[int]:
+        """``[count_message(m) for m in messages]``, every distinct text counted once (one
+        :meth:`count_batch` call for all of them)."""
+        texts: list[str] = []
+        ends: list[int] = []
+        fixed: list[int] = []
+        for index, message in enumerate(messages):
+            message_texts, message_fixed = _message_cost(
+                message, self.overhead, f"message {index}"
+            )
+            texts.extend(message_texts)
+            ends.append(len(texts))
+            fixed.append(message_fixed)
+        counts = self._count_all(texts)
+        out: list[int] = []
+        start = 0
+        for end, message_fixed in zip(ends, fixed):
+            out.append(message_fixed + sum(counts[start:end]))
+            start = end
+        return out
+
+    def _count_all(self, texts: list[str]) -> list[int]:
+        """:meth:`count_batch` of ``texts`` (all strings), each distinct text counted once."""
+        distinct = list(dict.fromkeys(texts))
+        if len(distinct) == len(texts):
+            return self.count_batch(texts)
+        counts = dict(zip(distinct, self.count_batch(distinct)))
+        return list(map(counts.__getitem__, texts))
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {getattr(self, 'name', '?')}>"

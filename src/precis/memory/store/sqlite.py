@@ -46,6 +46,9 @@ _CARD_COLUMNS = (
     "superseded_by, language, metadata"
 )
 _CONTEXT_CHARS = 600
+# a history entry: (card id, action, time, the card as JSON or NULL, card id)
+_RECORD = ("INSERT INTO history SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ? "
+           "FROM history WHERE card_id = ?")
 _BACKFILL = 1000  # cards given their keyword terms per transaction (older files)
 _JSON_FIELDS = ("tags", "topics", "entities", "message_ids", "message_indexes", "fragment_ids")
 
@@ -280,19 +283,20 @@ class SQLiteStore:
                 )
             now = utc_now()
             new: list[tuple[int, MemoryCard]] = []
+            stored: list[tuple[str, int, bytes]] = []
             for i, card in enumerate(cards):
                 rowid = self._insert_card(db, card, now)
                 if rowid is None:
                     continue
                 added.append(card.id)
                 new.append((rowid, card))
-                self._record(db, card.id, "created", None)  # filled in on the first change
                 if vectors is not None and model is not None:
-                    db.execute(
-                        "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                        (model, rowid, _blob(vectors[i])),
-                    )
-                    appended += 1
+                    stored.append((model, rowid, _blob(vectors[i])))
+            # "created" entries are filled in with the card on its first change
+            db.executemany(_RECORD, [(cid, "created", now, None, cid) for cid in added])
+            if stored:
+                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", stored)
+                appended = len(stored)
             if appended:
                 _count(db, "vector_appends", appended)
             self._put_terms(db, new)
@@ -368,12 +372,9 @@ class SQLiteStore:
                 card: MemoryCard | None) -> None:
         """Add a history entry. A "created" entry is written without the card (the card row
         holds it) and filled with that first version before the card first changes."""
-        db.execute(
-            "INSERT INTO history SELECT ?, COALESCE(MAX(version), 0) + 1, ?, ?, ? "
-            "FROM history WHERE card_id = ?",
-            (card_id, action, utc_now(),
-             None if card is None else json.dumps(card.to_dict(), ensure_ascii=False), card_id),
-        )
+        db.execute(_RECORD, (
+            card_id, action, utc_now(),
+            None if card is None else json.dumps(card.to_dict(), ensure_ascii=False), card_id))
 
     @staticmethod
     def _keep_first_version(db: sqlite3.Connection, old: MemoryCard) -> None:
