@@ -88,6 +88,25 @@ def test_ingest_is_idempotent_and_search_leads_back_to_messages(memory: Memory) 
     assert "staging sync failed" in top.sources[0].text
 
 
+@pytest.mark.parametrize(("question", "answer"), [
+    ("why did the nightly export time out", "It ran long because the index was dropped."),
+    ("导出任务超时的原因是什么", "问题在于索引被删掉了，查询变成了全表扫描。"),
+])
+def test_a_why_question_finds_the_stated_cause(tmp_path: Path, question: str,
+                                               answer: str) -> None:
+    from precis.memory.query import understand
+
+    assert understand(question).expansions  # the words that introduce a cause
+    assert not understand("when did the nightly export run").expansions
+    others = ["The nightly export started at 02:00.", "导出任务每天凌晨两点开始。",
+              "The export writes a CSV file.", "导出的文件是 CSV 格式。"]
+    with Memory(tmp_path / "why.sqlite3", embedder="none") as mem:
+        mem.add([MemoryCard(id=f"c{i}", content=text, session_id="s")
+                 for i, text in enumerate([*others, answer])])
+        # the cause shares no content word with the question but its "because" / "问题在于"
+        assert "c4" in [h.card.id for h in mem.search(question, k=3).hits]
+
+
 def test_chinese_keyword_search(memory: Memory) -> None:
     memory.ingest(FIX / "multiday_zh.json", session="zh")
     memory.ingest(FIX / "multiday_en.json", session="en")

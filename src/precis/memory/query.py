@@ -2,8 +2,10 @@
 
 From the question alone: its content words (both languages), the exact entities in it (ids,
 paths, names), the card types its wording points to ("which SQL…" -> sql, "怎么选…" ->
-decision), a time range from its time expressions ("last week", "2023年5月"), and whether it
-asks for the latest state ("current", "最近"). Nothing here touches the store.
+decision), a time range from its time expressions ("last week", "2023年5月"), whether it
+asks for the latest state ("current", "最近"), and, for a question about a cause ("why",
+"原因"), the words that introduce one ("because", "由于"), added to the keyword search.
+Nothing here touches the store.
 """
 
 from __future__ import annotations
@@ -41,6 +43,15 @@ _INTENT_CUES: tuple[tuple[CardType, str], ...] = (
 _INTENTS: tuple[tuple[CardType, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _INTENT_CUES
 )
+# A question about a cause is answered by a statement of one, which seldom repeats the
+# question's words ("why did the export time out?" - "the problem is a full table scan"):
+# such a query also looks, through keywords, for the words that introduce a cause.
+_CAUSE = re.compile(
+    r"\bwhy\b|\breasons?\b|\bcause[sd]?\b|\broot cause|原因|为什么|为何|为啥|怎么会|起因",
+    re.IGNORECASE,
+)
+_CAUSE_WORDS = ("because", "caused", "due", "reason", "因为", "由于", "导致", "所以", "问题在于",
+                "问题")
 _RECENT = re.compile(
     r"\b(?:latest|current(?:ly)?|now|most recent|newest|recently|lately|final)\b"
     r"|最新|最近|目前|现在|当前",
@@ -64,6 +75,7 @@ class QueryPlan:
     time: TimeRange | None
     wants_recent: bool
     truncated: bool = False
+    expansions: tuple[str, ...] = ()  # extra keyword-search words the question implies
 
 
 def understand(query: str, *, today: date | None = None) -> QueryPlan:
@@ -99,4 +111,6 @@ def understand(query: str, *, today: date | None = None) -> QueryPlan:
         time=time_range(text, today or date.today()),
         wants_recent=bool(_RECENT.search(text)),
         truncated=truncated,
+        expansions=tuple(w for w in _CAUSE_WORDS if w not in words) if _CAUSE.search(text)
+        else (),
     )

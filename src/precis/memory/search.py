@@ -163,7 +163,7 @@ def _rank(
     fused: dict[str, float] = {}
     why: dict[str, dict[str, float]] = {}
     t = time.perf_counter()
-    words = list(plan.words) + [e for e in plan.entities if e not in plan.words]
+    words = list(dict.fromkeys([*plan.words, *plan.entities, *plan.expansions]))
     keyword = store.keyword_search(words, filters, pool)
     timings["keyword"] = time.perf_counter() - t
     lists = [("bm25", keyword)]

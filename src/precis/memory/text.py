@@ -18,7 +18,7 @@ from precis.errors import MissingDependencyError
 
 __all__ = ["SEGMENTER", "index_text", "query_words", "words"]
 
-SEGMENTER = "rjieba-search-1"  # recorded in the store: the index and the queries must agree
+SEGMENTER = "rjieba-search-2"  # recorded in the store; change it when the terms a text gives change
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _WORD = re.compile(
@@ -73,9 +73,11 @@ def query_words(text: str) -> list[str]:
     return list(seen)
 
 
+# (the words that introduce a cause - because, 因为, 所以 - are kept: a "why" question
+# looks for them, see precis.memory.query)
 STOP_WORDS = frozenset(
     """
-    a about above after again against all am an and any are aren't as at be because been
+    a about above after again against all am an and any are aren't as at be been
     before being below between both but by can can't cannot could couldn't did didn't do does
     doesn't doing don't down during each few for from further had hadn't has hasn't have
     haven't having he he'd he'll he's her here here's hers herself him himself his how how's i
@@ -92,7 +94,7 @@ STOP_WORDS = frozenset(
     和 与 或 及 在 有 没有 不 也 都 就 还 又 把 被 让 给 对 从 到
     这 那 这个 那个 这些 那些 什么 怎么 怎样 如何 为什么 哪 哪个 哪些
     哪里 谁 多少 几 之前 以前 当时 一下 一个 一些 个 上 下 里 中 吗
-    过 着 得 地 之 所以 因为 但是 可是 然后 如果 就是 还是 或者 而且
+    过 着 得 地 之 但是 可是 然后 如果 就是 还是 或者 而且
     并且 可以 能 会 要 想 说 讲 问 请 帮 帮我
     """.split()  # noqa: SIM905 - a word list reads best as text
 )
