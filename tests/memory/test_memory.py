@@ -202,6 +202,26 @@ def test_update_delete_history_and_supersession(memory: Memory) -> None:
         memory.delete("m_missing")
 
 
+def test_history_of_an_unchanged_card_and_of_one_added_again_after_a_delete(
+        memory: Memory) -> None:
+    card = MemoryCard(id="c1", content="The cutover is on Saturday.", session_id="s")
+    memory.add([card])
+    [only] = memory.history("c1")  # never changed: the stored card is version 1
+    assert (only.version, only.action) == (1, "created")
+    assert only.card is not None and only.card.content == card.content
+    memory.delete("c1")
+    memory.add([card.with_changes(content="The cutover is on Sunday.")])
+    memory.update("c1", content="The cutover is on Monday.")
+    history = memory.history("c1")
+    assert [(v.version, v.action) for v in history] == [
+        (1, "created"), (2, "deleted"), (3, "created"), (4, "updated")]
+    assert [v.card.content if v.card else None for v in history] == [
+        "The cutover is on Saturday.", None, "The cutover is on Sunday.",
+        "The cutover is on Monday."]
+    with pytest.raises(NotFoundError):
+        memory.history("c2")
+
+
 def test_export_import_round_trip(tmp_path: Path, memory: Memory) -> None:
     memory.ingest(FIX / "sql_en.json", user="ana")
     lines = list(memory.export())

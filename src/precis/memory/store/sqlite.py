@@ -292,8 +292,10 @@ class SQLiteStore:
                 new.append((rowid, card))
                 if vectors is not None and model is not None:
                     stored.append((model, rowid, _blob(vectors[i])))
-            # "created" entries are filled in with the card on its first change
-            db.executemany(_RECORD, [(cid, "created", now, None, cid) for cid in added])
+            # a card's history starts on its first change (the card row is version 1),
+            # except for a card added again after a delete: its history goes on
+            db.executemany(_RECORD + " GROUP BY card_id",  # no row: no history, no entry
+                           [(cid, "created", now, None, cid) for cid in added])
             if stored:
                 db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)", stored)
                 appended = len(stored)
@@ -378,10 +380,14 @@ class SQLiteStore:
 
     @staticmethod
     def _keep_first_version(db: sqlite3.Connection, old: MemoryCard) -> None:
-        db.execute(
-            "UPDATE history SET card = ? WHERE card_id = ? AND card IS NULL AND action = 'created'",
-            (json.dumps(old.to_dict(), ensure_ascii=False), old.id),
-        )
+        """Before a card first changes, write its first version into its history."""
+        data = json.dumps(old.to_dict(), ensure_ascii=False)
+        if db.execute("SELECT 1 FROM history WHERE card_id = ? LIMIT 1", (old.id,)).fetchone():
+            db.execute("UPDATE history SET card = ? WHERE card_id = ? AND card IS NULL "
+                       "AND action = 'created'", (data, old.id))
+        else:
+            db.execute("INSERT INTO history VALUES (?, 1, 'created', ?, ?)",
+                       (old.id, old.created_at or utc_now(), data))
 
     def update(self, card_id: str, **changes: Any) -> MemoryCard:
         """Change a card's fields (not its id); the old version stays in its history."""
@@ -485,8 +491,9 @@ class SQLiteStore:
                 "ORDER BY version",
                 (card_id,),
             ).fetchall()
-        if not rows:
-            raise NotFoundError(f"no memory card {card_id!r}", where=self._path)
+        if not rows:  # never changed: the stored card is its only version
+            stored = self.get(card_id)
+            return [CardVersion(card_id, 1, "created", stored.created_at or "", stored)]
         out = []
         for v, action, at, data in rows:
             if data is not None:
