@@ -26,6 +26,7 @@ store serialises them).
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -43,6 +44,8 @@ K1 = 1.2
 B = 0.75
 CONTEXT_WEIGHT = 0.5  # a word of the neighbouring messages counts half a word of the card
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
+_RUN = re.compile(r"[^\W_]+")  # a run of letters and digits (Chinese arrives cut by spaces)
+_KNOWN_RUNS = 500_000  # runs whose terms are remembered
 
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
@@ -58,61 +61,72 @@ class CardTerms:
 
 
 class Terms:
-    """Index terms of texts, by SQLite's FTS5 tokenizer (see the module docstring)."""
+    """Index terms of texts, by SQLite's FTS5 tokenizer (see the module docstring).
+
+    A text is split into runs of letters and digits here; each distinct run goes through
+    FTS5's tokenizer once (case and diacritic folding, Porter stemming) and is remembered,
+    so a card costs a regular expression and dictionary lookups, and cards and queries get
+    their terms the same way."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self._db.execute(
-            f"CREATE VIRTUAL TABLE t USING fts5 (body, context, tokenize = '{_TOKENIZER}')"
-        )
+        self._db.execute(f"CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = '{_TOKENIZER}')")
         self._db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
-        self._stop = frozenset(self._tokens(sorted(STOP_WORDS)))
+        self._known: dict[str, tuple[str, ...]] = {}  # run -> its terms
+        self._stop = frozenset(self._of(STOP_WORDS))
 
     def cards(self, texts: Sequence[tuple[str, str]]) -> list[CardTerms]:
         """The terms of each (body, context) pair; query stop words are left out of the
         frequencies (a query never asks for them) but count in the length."""
-        freqs: list[dict[str, float]] = [{} for _ in texts]
-        lengths = [0] * len(texts)
+        runs = [(_RUN.findall(body), _RUN.findall(context)) for body, context in texts]
         with self._lock:
-            db = self._db
-            db.execute("BEGIN")
-            try:
-                db.executemany("INSERT INTO t (rowid, body, context) VALUES (?, ?, ?)",
-                               [(i, b, c) for i, (b, c) in enumerate(texts)])
-                rows = db.execute(
-                    "SELECT doc, col, term, COUNT(*) FROM v GROUP BY doc, col, term"
-                ).fetchall()
-            finally:
-                db.execute("ROLLBACK")  # the scratch table stays empty
+            known = self._learn([r for pair in runs for part in pair for r in part])
         stop = self._stop
-        for doc, col, term, count in rows:
-            lengths[doc] += count
-            if term in stop:
-                continue
-            weight = count if col == "body" else CONTEXT_WEIGHT * count
-            found = freqs[doc]
-            found[term] = found.get(term, 0.0) + weight
-        return [CardTerms(f, n) for f, n in zip(freqs, lengths)]
+        out = []
+        for body, context in runs:
+            freqs: dict[str, float] = {}
+            length = 0
+            for part, weight in ((body, 1.0), (context, CONTEXT_WEIGHT)):
+                for run in part:
+                    for term in known[run]:
+                        length += 1
+                        if term not in stop:
+                            freqs[term] = freqs.get(term, 0.0) + weight
+            out.append(CardTerms(freqs, length))
+        return out
 
     def query(self, words: Iterable[str]) -> list[str]:
         """The distinct terms of query words, in first-seen order."""
-        return list(dict.fromkeys(self._tokens(list(words))))
+        return list(dict.fromkeys(self._of(words)))
 
-    def _tokens(self, words: Sequence[str]) -> list[str]:
-        texts = [w for w in words if w.strip()]
-        if not texts:
-            return []
+    def _of(self, words: Iterable[str]) -> list[str]:
+        runs = [r for w in words for r in _RUN.findall(w)]
         with self._lock:
-            db = self._db
-            db.execute("BEGIN")
-            try:
-                db.executemany("INSERT INTO t (rowid, body) VALUES (?, ?)",
-                               list(enumerate(texts)))
-                rows = db.execute("SELECT term FROM v ORDER BY doc, offset").fetchall()
-            finally:
-                db.execute("ROLLBACK")
-        return [str(r[0]) for r in rows]
+            known = self._learn(runs)
+        return [t for r in runs for t in known[r]]
+
+    def _learn(self, runs: list[str]) -> dict[str, tuple[str, ...]]:
+        """The terms of every run (call with the lock held): runs not yet known go through
+        FTS5's tokenizer."""
+        new = list(dict.fromkeys(r for r in runs if r not in self._known))
+        if len(self._known) + len(new) > _KNOWN_RUNS:  # a bound on memory
+            self._known = {}
+            new = list(dict.fromkeys(runs))
+        if not new:
+            return self._known
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany("INSERT INTO t (rowid, x) VALUES (?, ?)", list(enumerate(new)))
+            rows = db.execute("SELECT doc, term FROM v ORDER BY doc, offset").fetchall()
+        finally:
+            db.execute("ROLLBACK")  # the scratch table stays empty
+        terms: list[list[str]] = [[] for _ in new]
+        for doc, term in rows:
+            terms[doc].append(str(term))
+        self._known.update((run, tuple(t)) for run, t in zip(new, terms))
+        return self._known
 
     def close(self) -> None:
         with self._lock:

@@ -152,6 +152,8 @@ class SQLiteStore:
                 )
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=NORMAL")
+                # 64 MiB of pages (default 2): a large store's indexes stay in memory on ingest
+                self._db.execute("PRAGMA cache_size=-65536")
                 self._migrate()
                 break
             except sqlite3.OperationalError as err:
