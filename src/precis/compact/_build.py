@@ -28,10 +28,8 @@ import heapq
 import json
 import math
 import re
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import chain
 
 from precis.analysis import Analysis
 from precis.analysis.model import Chain
@@ -134,6 +132,7 @@ class Candidate:
     speaker: str | None = None  # a timeline line names who said it
     _text: str | None = field(default=None, repr=False)
     _cost: int | None = field(default=None, repr=False)
+    _item: SummaryItem | None = field(default=None, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -142,8 +141,16 @@ class Candidate:
         return self._text
 
     def item(self) -> SummaryItem:
+        """Its summary item; the same object while the fields it is made of stay the same
+        (so that the item's rendered line is worked out once)."""
         text = f"{self.speaker}: {self.text}" if self.speaker else self.text
-        return SummaryItem(text, self.sources, self.type, self.level, self.date)
+        made = self._item
+        if (made is None or made.text != text or made.sources is not self.sources
+                or made.type != self.type or made.level != self.level
+                or made.date != self.date):
+            made = self._item = SummaryItem(text, self.sources, self.type, self.level,
+                                            self.date)
+        return made
 
     def cost(self, count: Callable[[str], int]) -> int:
         """Tokens of its bullet line (with its date), counted once; a timeline entry shares
@@ -154,6 +161,18 @@ class Candidate:
             else:
                 self._cost = count(render_items([self.item()])[0]) + 1
         return self._cost
+
+
+@dataclass(frozen=True)
+class _Coverage:
+    """What the ranking of the fill needs to know of the candidates' information (see
+    :meth:`SummaryBuilder._coverage_index`); candidates by position in the builder's list."""
+
+    slot: dict[int, int]  # id of a candidate -> its position
+    units: list[set[str]]  # per position, its units (none for a log line)
+    total: list[int]  # per position, the weight of its units
+    weight: dict[str, int]  # per unit, its weight
+    holders: dict[str, list[int]]  # per unit, the positions of the candidates holding it
 
 
 class SummaryBuilder:
@@ -206,10 +225,11 @@ class SummaryBuilder:
         self.goal: str | None = None  # fragment id of the current goal (see short)
         self.timeline_only = all(spec.source == "log" for spec in template.sections)
         self._cited: set[str] = set()  # sources of the items taken so far (during a fill)
-        self._coverage: tuple[dict[int, set[str]], dict[str, int],
-                              dict[str, list[int]]] | None = None  # see _coverage_index
+        self._coverage: _Coverage | None = None  # see _coverage_index
         self._fact_tokens: dict[str, int] = {}  # see _fact_cost
         self._held_facts: dict[str, frozenset[str]] | None = None  # see _holds
+        self._short: tuple[SummaryItem, ...] | None = None  # see short
+        self._need: tuple[str, int] | None = None  # see _details_need
         self.candidates = self._candidates()
         # fact -> the HIGH fragments holding it, by priority (its first is the one in
         # high_facts; a details line may cite any of them)
@@ -555,7 +575,13 @@ class SummaryBuilder:
 
     def short(self) -> list[SummaryItem]:
         """What we are doing now: current goal, latest request, last decision, next step;
-        for a timeline, who talks and over which dates."""
+        for a timeline, who talks and over which dates. (Worked out once: it depends on
+        the analysis and the range only.)"""
+        if self._short is None:
+            self._short = tuple(self._short_items())
+        return list(self._short)
+
+    def _short_items(self) -> list[SummaryItem]:
         if self.timeline_only:
             return self._who_and_when()
         a = self.analysis
@@ -672,13 +698,18 @@ class SummaryBuilder:
 
     def _details_need(self, present: str) -> int:
         """Tokens the details list would take if no item showed a fact: the facts the rest
-        of the output does not show, one line (bullet, date, citation) per fragment."""
+        of the output does not show, one line (bullet, date, citation) per fragment. (The
+        re-fits ask again with the same ``present``: the last answer is remembered.)"""
+        if self._need is not None and self._need[0] == present:
+            return self._need[1]
         lines = self._missing(present)
-        if not lines:
-            return 0
-        dates = {self._date(i) for i in lines} - {None}
-        return (self.count(" ".join(t for ts in lines.values() for t in ts))
-                + _DETAIL_LINE * len(lines) + _DATE_TOKENS * len(dates) + _HEADER_TOKENS)
+        need = 0
+        if lines:
+            dates = {self._date(i) for i in lines} - {None}
+            need = (self.count(" ".join(t for ts in lines.values() for t in ts))
+                    + _DETAIL_LINE * len(lines) + _DATE_TOKENS * len(dates) + _HEADER_TOKENS)
+        self._need = (present, need)
+        return need
 
     def _details(self, shown: str, remaining: int) -> list[Candidate]:
         """Facts of HIGH fragments that the output does not show yet, as many as fit
@@ -905,13 +936,18 @@ class SummaryBuilder:
         if self.goal is not None:
             overview.add(self.goal)  # the current goal is an item, overview or not
 
-        def key(c: Candidate) -> tuple[float, int]:
+        def rank_key(c: Candidate) -> tuple[float, int]:
             extra = max((boost.get(s, 0.0) for s in c.sources), default=0.0)
             if c.section != "log" and not overview.isdisjoint(c.sources):
                 # the overview is rebuilt on every compaction: what it names must also be
                 # an item, or a later compaction loses it
                 extra = max(extra, _PIN)
             return (-(c.priority + extra), -c.order)
+
+        keys = {id(c): rank_key(c) for c in self.candidates}  # fixed during the fill
+
+        def key(c: Candidate) -> tuple[float, int]:
+            return keys[id(c)]
 
         # before the details come the user's own rules and what an earlier summary carried
         # (pinned), and the current goal: in a small summary, only when it is short (a
@@ -1002,52 +1038,80 @@ class SummaryBuilder:
         costs = [_estimate(c.text) + _ITEM_OVERHEAD for c in free]
         if sum(costs) <= room * _ALL_FIT:  # all of them fit: no choice to make
             return pinned + sorted(free, key=key) + log
-        units, weight, holders = self._coverage_index()
+        cov = self._coverage_index()
+        units, weight, holders = cov.units, cov.weight, cov.holders
         covered = set(_units(present)) if present else set()
         for cand in pinned:
-            covered |= units.get(id(cand), set())
+            covered |= units[cov.slot[id(cand)]]
         # gain: weight (in thousandths, whole numbers: sums do not depend on their order) of
-        # a candidate's units not covered yet, kept up to date through the unit's holders
-        gain = {id(c): sum(weight[u] for u in units[id(c)] - covered) for c in free}
-        base = {id(c): int(max(0.0, -key(c)[0]) * _BASE_WEIGHT * 1000) for c in free}
-        cost = {id(c): k for c, k in zip(free, costs)}
-        by_id = {id(c): c for c in free}
-        # ties go to the earlier fragment, then to the earlier candidate
-        heap = [(-(base[id(c)] + gain[id(c)]) / cost[id(c)], key(c)[1], n, id(c))
-                for n, c in enumerate(free)]
+        # a candidate's units not covered yet, kept up to date through the unit's holders;
+        # by candidate position (of all candidates: only those of ``free`` are read)
+        gain = cov.total.copy()
+        for u in covered:
+            found = holders.get(u)
+            if found:
+                w = weight[u]
+                for holder in found:
+                    gain[holder] -= w
+        base = [0] * len(gain)
+        cost = [0.0] * len(gain)
+        # ties go to the earlier fragment, then to the earlier candidate (n: unique)
+        heap: list[tuple[float, int, int, int]] = []
+        for n, (c, est) in enumerate(zip(free, costs)):
+            k = cov.slot[id(c)]
+            rank = key(c)
+            b = base[k] = int(max(0.0, -rank[0]) * _BASE_WEIGHT * 1000)
+            cost[k] = est
+            heap.append((-(b + gain[k]) / est, rank[1], n, k))
         heapq.heapify(heap)
+        pop, push = heapq.heappop, heapq.heappush
         order: list[Candidate] = []
         while heap:
-            _, tie, n, cid = heapq.heappop(heap)
-            fresh = -(base[cid] + gain[cid]) / cost[cid]
+            _, tie, n, k = pop(heap)
+            fresh = -(base[k] + gain[k]) / cost[k]
             if heap and fresh > heap[0][0]:
-                heapq.heappush(heap, (fresh, tie, n, cid))
+                push(heap, (fresh, tie, n, k))
                 continue
-            order.append(by_id[cid])
-            for u in units[cid] - covered:
-                covered.add(u)
-                w = weight[u]
-                for holder in holders[u]:
-                    if holder in gain:
+            order.append(self.candidates[k])
+            for u in units[k]:
+                if u not in covered:
+                    covered.add(u)
+                    w = weight[u]
+                    for holder in holders[u]:
                         gain[holder] -= w
         return pinned + order + log
 
-    def _coverage_index(self) -> tuple[dict[int, set[str]], dict[str, int], dict[str, list[int]]]:
-        """Per candidate (by ``id``) its units; per unit its weight (inverse document
+    def _coverage_index(self) -> _Coverage:
+        """The units of every candidate, the weight of every unit (inverse document
         frequency over the candidates, 0-1000, doubled for exact-fact-like units) and the
         candidates holding it. Built once: the candidates' texts do not change."""
         if self._coverage is None:
-            units = {id(c): _units(c.text) for c in self.candidates if c.section != "log"}
-            df = Counter(chain.from_iterable(units.values()))
-            n = len(units) + 1
-            scale = math.log(n + 1) or 1.0
-            weight = {u: int(1000 * math.log((n + 1) / (d + 0.5)) / scale
-                             * (_FACT_UNIT if _fact_like(u) else 1.0)) for u, d in df.items()}
-            holders: dict[str, list[int]] = {u: [] for u in df}
-            for cid, found in units.items():
+            slot: dict[int, int] = {}
+            units: list[set[str]] = []
+            holders: dict[str, list[int]] = {}
+            for k, c in enumerate(self.candidates):
+                slot[id(c)] = k
+                found = _units(c.text) if c.section != "log" else set()
+                units.append(found)
                 for u in found:
-                    holders[u].append(cid)
-            self._coverage = (units, weight, holders)
+                    held = holders.get(u)
+                    if held is None:
+                        holders[u] = [k]
+                    else:
+                        held.append(k)
+            n = sum(1 for c in self.candidates if c.section != "log") + 1
+            scale = math.log(n + 1) or 1.0
+            idf: dict[int, float] = {}  # by document frequency: few distinct values
+            weight: dict[str, int] = {}
+            for u, held in holders.items():
+                d = len(held)
+                w = idf.get(d)
+                if w is None:
+                    w = idf[d] = 1000 * math.log((n + 1) / (d + 0.5)) / scale
+                # an exact-fact-like unit (a digit or punctuation in it) weighs more
+                weight[u] = int(w if u.isalpha() else w * _FACT_UNIT)
+            total = [sum(map(weight.__getitem__, found)) for found in units]
+            self._coverage = _Coverage(slot, units, total, weight, holders)
         return self._coverage
 
     def _greedy(self, ranked: list[Candidate], chosen: list[Candidate], started: set[str],
@@ -1153,6 +1217,14 @@ class SummaryBuilder:
         return [self.fragments[i].id for i in self.range
                 if self.fragments[i].id not in cited
                 and self.fragments[i].id not in dropped]
+
+    def close(self) -> None:
+        """Let go of the candidates once the summary is made (no fill after this). Their
+        texts are made by closures over the builder: a reference cycle that holds the whole
+        analysis, which reference counting alone frees once it is broken here, instead of
+        leaving it to the garbage collector."""
+        self.candidates = []
+        self._coverage = None
 
 
 def frags_msg(fragments: tuple[Fragment, ...], i: int) -> int:
@@ -1270,13 +1342,8 @@ def _units(text: str) -> set[str]:
             out.add(word)
     if not text.isascii():
         for run in _CJK_RUN.findall(text):
-            out.update(run[k:k + 2] for k in range(max(1, len(run) - 1)))
+            out.update([run[k:k + 2] for k in range(max(1, len(run) - 1))])
     return out
-
-
-def _fact_like(unit: str) -> bool:
-    """A path, number, id or flag rather than a word (a digit or punctuation in it)."""
-    return not unit.isalpha()
 
 
 def _estimate(text: str) -> float:

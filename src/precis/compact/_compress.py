@@ -22,9 +22,12 @@ Steps (one pass, no LLM):
 
 from __future__ import annotations
 
+import functools
+import gc
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import ParamSpec, TypeVar
 
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
@@ -50,7 +53,35 @@ _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a
 _REFITS = 2
 _BOOST = 6.0
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
+
+def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``fn`` with Python's cyclic garbage collector paused while it runs.
+
+    A compaction allocates hundreds of thousands of small objects that live until it
+    returns (fragments, candidates, their texts and sets), so the collector's generational
+    passes find next to nothing to free yet keep rescanning all of them: 50-110 ms of CPU
+    time on the 200k-token session of ``bench/compress_speed.py``. Reference counting still
+    frees what is dropped (the one large cycle, the summary builder, is broken when done:
+    see ``SummaryBuilder.close``). A caller that had the collector disabled keeps it so.
+    """
+
+    @functools.wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        was = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if was:
+                gc.enable()
+
+    return paused
+
+
+@_gc_paused
 def compress(
     conversation: Conversation | Sequence[Message],
     *,
@@ -95,7 +126,8 @@ def compress(
         raise EmptyInputError("the conversation has no messages")
 
     t = time.perf_counter()
-    sizes = [counter.count_message(m) for m in messages]
+    sizes = counter.count_each(messages)
+    tokens_of = _list_tokens(messages, sizes, counter)
     priming = counter.overhead.reply_priming
     original = sum(sizes) + priming
     timings["count"] = time.perf_counter() - t
@@ -115,7 +147,7 @@ def compress(
 
     # the input as it is, made valid for both APIs (a valid list comes back equal)
     as_is, as_is_repairs = repair(messages)
-    as_is_tokens = counter.count_messages(as_is) if as_is_repairs else original
+    as_is_tokens = tokens_of(as_is) if as_is_repairs else original
 
     def unchanged() -> CompressionResult:
         if budget is not None and as_is_tokens > budget:
@@ -188,6 +220,7 @@ def compress(
     high_facts, high_ids = builder.retention_facts(), builder.high_ids()
     out, origin, repairs = assemble(summary)
     retention = measure_retention(high_facts, high_ids, render_messages(out), summary.sources())
+    measured: tuple[list[Message], Summary | None] = (out, summary)  # what retention is of
     initial = allowance
     refit: tuple[dict[str, float] | None, float] = (None, DETAILS_SHARE)
     for _ in range(_REFITS):
@@ -204,13 +237,14 @@ def compress(
         if (c_ret.facts, c_ret.high) <= (retention.facts, retention.high):
             break
         summary, retention, out, origin, repairs = candidate, c_ret, c_out, c_origin, c_repairs
+        measured = (out, summary)
         refit = (boost, 1.0)
     timings["quality"] = time.perf_counter() - t
 
     def size(msgs: list[Message]) -> int:
         """Tokens of the list as sent, and of its text (``result.text()``) when that is
         longer: the budget holds for both."""
-        tokens = counter.count_messages(msgs)
+        tokens = tokens_of(msgs)
         if budget is not None and tokens <= budget:
             tokens = max(tokens, counter.count(render_messages(msgs)))
         return tokens
@@ -235,11 +269,12 @@ def compress(
         raise ConfigError(
             f"budget {budget} is too small: the output takes at least {compressed} tokens")
     if budget is not None:
-        compressed = counter.count_messages(out)  # the list as sent (its text fits too)
+        compressed = tokens_of(out)  # the list as sent (its text fits too)
     elif compressed >= as_is_tokens:
         return unchanged()  # a summary would not make this conversation any shorter
     cited = final.sources() if final else set()
-    retention = measure_retention(high_facts, high_ids, render_messages(out), cited)
+    if out is not measured[0] or final is not measured[1]:  # else it holds as it is
+        retention = measure_retention(high_facts, high_ids, render_messages(out), cited)
     timings["fit"] = time.perf_counter() - t
 
     # a fragment an item cites (e.g. the "ok" of a message quoted whole) is not dropped
@@ -251,6 +286,7 @@ def compress(
     summarized_msgs = {fragments[i].provenance.message for i in builder.range
                        if fragments[i].id in cited}
     older_with_fragments = {fragments[i].provenance.message for i in builder.range}
+    builder.close()
     timings["total"] = time.perf_counter() - started
     return CompressionResult(
         messages=out, origin=origin, summary=final, original_tokens=original,
@@ -273,6 +309,31 @@ def _latest_timestamp(conv: Conversation) -> str | None:
         if message.timestamp:
             return message.timestamp
     return None
+
+
+def _list_tokens(
+    messages: list[Message], sizes: list[int], counter: TokenCounter
+) -> Callable[[list[Message]], int]:
+    """``counter.count_messages`` for lists made mostly of the input ``messages`` (whose
+    tokens are ``sizes``): a message equal to an input message takes its size (``repair``
+    returns equal copies that hold the same parts), only the others are counted."""
+    by_parts: dict[tuple[object, ...], list[int]] = {}
+    for i, m in enumerate(messages):
+        by_parts.setdefault((m.role, m.id, m.name, *map(id, m.parts)), []).append(i)
+
+    def tokens(msgs: list[Message]) -> int:
+        known = 0
+        others: list[Message] = []
+        for m in msgs:
+            for i in by_parts.get((m.role, m.id, m.name, *map(id, m.parts)), ()):
+                if messages[i] is m or messages[i] == m:
+                    known += sizes[i]
+                    break
+            else:
+                others.append(m)
+        return known + counter.count_messages(others)
+
+    return tokens
 
 
 def _message_frame(counter: TokenCounter) -> int:

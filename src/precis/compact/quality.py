@@ -22,6 +22,7 @@ __all__ = ["Presence", "Retention", "measure_retention"]
 _MISSING_SHOWN = 20
 _SEPARATORS = re.compile(r"[\s`'\"(),;:=|\[\]{}<>，。；：（）、！？\u3400-\u9fff]+")
 _TRAILING = ".:!?"
+_TRAILING_ENDS = tuple(_TRAILING)
 
 
 class Presence:
@@ -37,7 +38,7 @@ class Presence:
     def __init__(self, text: str) -> None:
         self.text = text
         pieces = set(_SEPARATORS.split(text))
-        pieces.update([p.rstrip(_TRAILING) for p in pieces if p.endswith(tuple(_TRAILING))])
+        pieces.update([p.rstrip(_TRAILING) for p in pieces if p.endswith(_TRAILING_ENDS)])
         self.pieces = pieces
 
     def __contains__(self, fact: object) -> bool:

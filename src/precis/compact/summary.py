@@ -54,8 +54,17 @@ class SummaryItem:
     date: str | None = None  # calendar date of its source message, when the session spans days
 
     def render(self) -> str:
-        citation = cite(self.sources)
-        return f"{self.text} {citation}" if citation else self.text
+        """The text with its citation; worked out once (a summary is rendered and counted
+        several times while it is fitted), as the item cannot change: its fields are
+        frozen, its text is a string and its sources a tuple of strings (sources given as
+        a list, which could still change, are cited anew each time)."""
+        line: str | None = self.__dict__.get("_line")
+        if line is None:
+            citation = cite(self.sources)
+            line = f"{self.text} {citation}" if citation else self.text
+            if type(self.sources) is tuple:
+                self.__dict__["_line"] = line  # not a field: no effect on ==, hash, repr
+        return line
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "sources": list(self.sources)}
