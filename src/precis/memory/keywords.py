@@ -2,13 +2,13 @@
 
 Two parts:
 
-* :class:`Terms` turns texts into index terms with SQLite's own FTS5 tokenizer
-  (``porter unicode61 remove_diacritics 2``: Unicode word splitting, case and diacritic
-  folding, Porter stemming), run on a private in-memory table, so English stems the way
-  SQLite's full-text search does and nothing else needs installing. Chinese runs arrive
-  already cut into words (:func:`precis.memory.text.index_text`), the same cut for cards
-  and queries. A card has two fields: its own words (``body``) and the messages around
-  it (``context``), which count half.
+* :class:`Terms` turns texts into index terms: runs of letters and digits, each put
+  once through SQLite's own FTS5 tokenizer (``porter unicode61 remove_diacritics 2``:
+  case and diacritic folding, Porter stemming) on a private in-memory table, so English
+  stems the way SQLite's full-text search does and nothing else needs installing. Chinese
+  arrives already cut into words (:func:`precis.memory.text.index_text`), the same cut for
+  cards and queries. A card has two fields: its own words (``body``) and the messages
+  around it (``context``), which count half.
 * :class:`KeywordIndex` holds, for every term, the cards that contain it and the term's
   weighted frequency in each (numpy arrays), and answers a query with exact BM25 top-k:
   each query term adds its score to the cards in its posting list, so the cost grows
