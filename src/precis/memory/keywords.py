@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from precis.errors import StoreError
 from precis.memory._ivf import Allowed
 from precis.memory.text import STOP_WORDS
 
@@ -71,8 +72,14 @@ class Terms:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        self._db.execute(f"CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = '{_TOKENIZER}')")
-        self._db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
+        try:
+            self._db.execute(
+                f"CREATE VIRTUAL TABLE t USING fts5 (x, tokenize = '{_TOKENIZER}')")
+            self._db.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
+        except sqlite3.OperationalError as err:
+            raise StoreError(
+                f"keyword search needs SQLite's FTS5 extension, which this Python's SQLite "
+                f"({sqlite3.sqlite_version}) lacks: {err}") from None
         self._known: dict[str, tuple[str, ...]] = {}  # run -> its terms
         self._stop = frozenset(self._of(STOP_WORDS))
 

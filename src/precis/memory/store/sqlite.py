@@ -144,6 +144,18 @@ class SQLiteStore:
                     f"the directory {str(p.parent)!r} does not exist", where=self._path
                 )
         self._lock = threading.RLock()
+        # the in-memory indexes, loaded on first use (set before _migrate, which may write)
+        self._indexes: dict[str, VectorIndex] = {}
+        self._index_marks: dict[str, tuple[int, int, int]] = {}
+        self._term_maker: Terms | None = None
+        self._vocabulary: dict[str, int] = {}  # term -> id, as in the terms table
+        self._vocabulary_top = 0  # the highest term id read from the table
+        self._keywords: KeywordIndex | None = None
+        self._keyword_changes = -1  # the keyword_changes count the index was built at
+        self._columns: CardColumns | None = None
+        self._columns_changes = -1
+        self._columns_generation = 0  # which load of the columns (keys _last_allowed)
+        self._last_allowed: tuple[tuple[Any, ...], np.ndarray] | None = None
         deadline = time.monotonic() + timeout
         while True:
             try:
@@ -170,17 +182,6 @@ class SQLiteStore:
                 raise StoreError(
                     f"cannot open the memory store: {err}", where=self._path
                 ) from None
-        self._indexes: dict[str, VectorIndex] = {}
-        self._index_marks: dict[str, tuple[int, int, int]] = {}
-        self._term_maker: Terms | None = None
-        self._vocabulary: dict[str, int] = {}  # term -> id, as in the terms table
-        self._vocabulary_top = 0  # the highest term id read from the table
-        self._keywords: KeywordIndex | None = None
-        self._keyword_changes = -1  # the keyword_changes count the index was built at
-        self._columns: CardColumns | None = None
-        self._columns_changes = -1
-        self._columns_generation = 0  # which load of the columns (keys _last_allowed)
-        self._last_allowed: tuple[tuple[Any, ...], np.ndarray] | None = None
 
     # -- housekeeping -------------------------------------------------------------------
 
