@@ -104,6 +104,20 @@ def test_regex_cues_may_use_groups_and_back_references() -> None:
     assert labels(table, "ha") == set()
 
 
+def test_regex_cues_opening_with_a_class_or_chinese_fire_in_table_order() -> None:
+    table = small(
+        error={"regex": {r"[45]\d\d\b": {"weight": 1.0, "label": "status"},
+                         r"报错": {"weight": 1.0, "label": "zh"},
+                         r"got \d+": {"weight": 1.0, "label": "got"}}},
+    )
+    found = [cue.label for cue in table.scan("got 503 after retry", None, 0)]
+    assert found == ["status", "got"]
+    assert [cue.label for cue in table.scan("got 303", None, 0)] == ["got"]
+    # a regex opening with a Chinese character comes before the ASCII-led ones
+    found = [cue.label for cue in table.scan("报错 got 404", None, 0)]
+    assert found == ["zh", "status", "got"]
+
+
 def test_role_limited_cues_carry_their_roles() -> None:
     table = small(goal={"en": {"i need": {"weight": 2.0, "roles": ["user"]}}})
     (cue,) = table.scan("i need a script", None, 0)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 
+from precis._gc import collector_paused
 from precis.analysis.classify import TypeVoter, classify_all
 from precis.analysis.config import AnalysisConfig
 from precis.analysis.consolidate import consolidate
@@ -121,7 +123,17 @@ def analyze(
     :class:`~precis.segment.Segmentation` (pass its ``conversation`` too). ``voter`` is
     the optional model layer asked about low-confidence fragments.
     """
-    cfg = config or AnalysisConfig()
+    # (a model layer may allocate as it likes: the collector stays on for it)
+    with collector_paused() if voter is None else nullcontext():
+        return _analyze(source, config or AnalysisConfig(), voter, conversation)
+
+
+def _analyze(
+    source: Conversation | Segmentation,
+    cfg: AnalysisConfig,
+    voter: TypeVoter | None,
+    conversation: Conversation | None,
+) -> Analysis:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     if isinstance(source, Conversation):

@@ -28,6 +28,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import compress
+from operator import itemgetter
 
 from precis.analysis._phrases import (
     CHANGE_CUE,
@@ -91,7 +93,7 @@ def chain_item(
         terms = None
     if terms is None:
         terms = shingler.terms(normalized)
-    pairs = [(t, h) for t, h in terms if _is_key(t)]
+    pairs = list(compress(terms, map(_is_key, map(itemgetter(0), terms))))  # (C level)
     del terms
     found = slots(text) if _DIGIT.search(text) else {}
     if not pairs and not found:
@@ -165,23 +167,9 @@ def link_versions(
     ``max_postings`` earlier fragments per key term and slot; one without a cue can only be
     a new version through a changed slot, so it visits the postings of its slots only.
     """
-    df_cap = max(_MIN_DF_CAP, max_df * n_docs)
-    n_idf = max(n_docs, _MIN_DOCS)
-    log_n = math.log(n_idf + 1)
-
-    def weight(h: int) -> float:
-        d = df.get(h, 1)
-        if d > df_cap:
-            return 0.0
-        return math.log((n_idf + 1) / (d + 0.5)) / log_n
-
-    all_weights: dict[int, float] = {}
-    for it in items:
-        for h in it.hashes:
-            if h not in all_weights:
-                all_weights[h] = weight(h)
-
-    cue_terms: set[int] = set().union(*(it.hashes for it in items if it.cue))
+    rarity = _Rarity(df, n_docs, max_df)
+    # only a fragment with a cue looks its terms up: just those terms are indexed
+    cue_terms = rarity.positive(set().union(*(it.hashes for it in items if it.cue)))
     postings: defaultdict[int | str, list[int]] = defaultdict(list)
     chain_of: dict[int, list[int]] = {}
     chains: list[list[int]] = []
@@ -189,21 +177,22 @@ def link_versions(
     slot_cap = max(4, cap // 4)  # the latest fragments with the same slot
     limit = 2 * cap
     for pos, item in enumerate(items):
-        weights = {h: w for h in item.hashes if (w := all_weights[h]) > 0}
-        score: dict[int, float] = {}
-        if item.cue:
-            for h, w in weights.items():
-                for cand in postings.get(h, ())[-cap:]:
-                    score[cand] = score.get(cand, 0.0) + w
-        changed: set[int] = set()
+        changed: set[int] = set()  # earlier fragments with the same slot, another value
         for key, values in item.slots.items():
             for cand in postings.get(key, ())[-slot_cap:]:
                 if items[cand].slots[key] != values:
                     changed.add(cand)
-        for cand in changed:  # without a cue, only a changed slot makes a new version
-            if cand not in score:
-                shared = items[cand].hashes & weights.keys()
-                score[cand] = sum(weights[h] for h in shared)
+        score: dict[int, float] = {}
+        if item.cue or changed:
+            weights = rarity.weights(item.hashes)
+            if item.cue:
+                for h, w in weights.items():
+                    for cand in postings.get(h, ())[-cap:]:
+                        score[cand] = score.get(cand, 0.0) + w
+            for cand in changed:  # without a cue, only a changed slot makes a new version
+                if cand not in score:
+                    shared = items[cand].hashes & weights.keys()
+                    score[cand] = sum(weights[h] for h in shared)
         best: tuple[float, int] | None = None
         for cand, value in score.items():
             if value <= 0 and pos - cand > _SLOT_ONLY_WINDOW:
@@ -219,8 +208,7 @@ def link_versions(
                 chains.append(chain)
             chain.append(pos)
             chain_of[pos] = chain
-        # only a fragment with a cue looks its terms up: index just those terms
-        index_keys: list[int | str] = [*cue_terms.intersection(weights), *item.slots]
+        index_keys: list[int | str] = [*cue_terms.intersection(item.hashes), *item.slots]
         for index_key in index_keys:
             plist = postings[index_key]
             plist.append(pos)
@@ -228,6 +216,37 @@ def link_versions(
                 del plist[:-cap]
     chains.sort(key=lambda c: c[0])
     return chains
+
+
+class _Rarity:
+    """The weight of a key term: its inverse document frequency divided by its maximum,
+    0 for a term in too many fragments; each term's worked out once, when first needed."""
+
+    __slots__ = ("_df", "_df_cap", "_log_n", "_memo", "_n_idf")
+
+    def __init__(self, df: Mapping[int, int], n_docs: int, max_df: float) -> None:
+        self._df = df
+        self._df_cap = max(_MIN_DF_CAP, max_df * n_docs)
+        self._n_idf = max(n_docs, _MIN_DOCS)
+        self._log_n = math.log(self._n_idf + 1)
+        self._memo: dict[int, float] = {}
+
+    def _weight(self, h: int) -> float:
+        d = self._df.get(h, 1)
+        if d > self._df_cap:
+            return 0.0
+        return math.log((self._n_idf + 1) / (d + 0.5)) / self._log_n
+
+    def weights(self, hashes: frozenset[int]) -> dict[int, float]:
+        """``hash -> weight`` of the terms that weigh something, in ``hashes`` order."""
+        memo = self._memo
+        for h in hashes.difference(memo):
+            memo[h] = self._weight(h)
+        return {h: w for h in hashes if (w := memo[h]) > 0}
+
+    def positive(self, hashes: set[int]) -> set[int]:
+        """The terms of ``hashes`` that weigh something."""
+        return set(self.weights(frozenset(hashes)))
 
 
 def topic_label(

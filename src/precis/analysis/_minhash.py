@@ -142,6 +142,8 @@ class BandIndex:
         holders: dict[int, int | list[int]] = {}  # key -> its item, or its latest items
         cap = self.bucket_cap
         below = self.min_hits - 1  # a count above this is enough hits
+        # and at least this many: a share of the smaller item's keys
+        need = [HIT_SHARE * len(keys) for keys in items]
         for item, keys in enumerate(items):
             met: list[int] = []
             for key in keys:
@@ -158,8 +160,8 @@ class BandIndex:
                     holders[key] = [first, item] if cap > 1 else [item]
                     met.append(first)
             if len(met) > below:
-                mine = len(keys)
+                mine = need[item]
                 for other, count in Counter(met).items():
-                    if (count > below and count >= HIT_SHARE * min(mine, len(items[other]))
+                    if (count > below and (count >= mine or count >= need[other])
                             and similar(other, item)):
                         yield other, item

@@ -22,7 +22,8 @@ import unicodedata
 import zlib
 from collections.abc import Collection, Container, Sequence
 from hashlib import blake2b
-from itertools import repeat
+from itertools import compress, repeat
+from operator import add
 from typing import cast
 
 from precis.analysis._phrases import CJK_FUNCTION_CHARS, STOP_WORDS
@@ -36,7 +37,7 @@ CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]")
 _TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _TOKEN_SPLIT = re.compile(f"([{CJK_CHARS}]+)|([^\\s{CJK_CHARS}]+)")
-_NON_WORD = re.compile(r"[\W_]+")
+_WORD_RUN = re.compile(r"[^\W_]+")
 # Full-width ASCII punctuation, CJK punctuation of the half-width block, the ideographic
 # space and the ellipsis: each is a starter whose NFKC form holds no word character, so
 # turning it into a space before NFKC gives the same normalised text (tested on random
@@ -59,8 +60,8 @@ def normalize(text: str) -> str:
     # to a capital sigma, whose lower case depends on the characters around it.
     if "\u03a3" not in text:
         text = _WIDE_PUNCT.sub(" ", text)
-    folded = unicodedata.normalize("NFKC", text).lower()
-    return " ".join(_NON_WORD.sub(" ", folded).split())
+    # the words are the runs of word characters (no word character is white space)
+    return " ".join(_WORD_RUN.findall(unicodedata.normalize("NFKC", text).lower()))
 
 
 def tokens(normalized: str) -> list[str]:
@@ -135,12 +136,14 @@ class Shingler:
         n = self.cjk_ngram
         out: list[str] = []
         for cjk, word in _TOKEN_SPLIT.findall(normalized):
-            if not cjk:
+            if word:
                 out.append(word)
             elif len(cjk) <= n:
                 out.append(cjk)
+            elif n == 2:  # each character glued to the next, at C level
+                out += map(add, cjk, cjk[1:])
             else:  # (slices: faster than joining the characters, which makes each a string)
-                out.extend([cjk[i : i + n] for i in range(len(cjk) - n + 1)])
+                out += [cjk[i : i + n] for i in range(len(cjk) - n + 1)]
         return out
 
     def strings(self, normalized: str) -> list[str]:
@@ -183,8 +186,11 @@ class Shingler:
             values = list(map(self._lookup, words))  # (which may start a fresh cache)
             self._cache.update(zip(words, values))
             return self._cache
-        stems = [stem(w) if w[-1:] == "s" else w for w in words]
-        utf8 = map(str.encode, stems, repeat("utf-8"), repeat("surrogatepass"))
+        stems = words.copy()
+        for k in compress(range(len(words)), map(str.endswith, words, repeat("s"))):
+            stems[k] = stem(words[k])
+        # one encoding for all (a part never holds a line break, nor does its UTF-8)
+        utf8 = "\n".join(stems).encode("utf-8", "surrogatepass").split(b"\n")
         cache.update(zip(words, map(zlib.crc32, utf8)))  # = hash32(stem(word))
         return cache
 

@@ -323,21 +323,49 @@ def _analyse(
     cfg: ConsolidationConfig,
     keep_normalized: Callable[[int], bool] | None = None,
 ) -> _Analysis:
-    n = len(fragments)
-    uf = _UnionFind(n)
+    uf = _UnionFind(len(fragments))
     shingler = Shingler(
         cjk_ngram=cfg.cjk_ngram, latin_ngram=cfg.latin_ngram, max_shingles=cfg.max_shingles
     )
-    folded: set[int] = set()
+    texts = _exact_pass(fragments, cfg, uf, keep_normalized)
+    shingles, terms = _shingle_sets(shingler, texts)
+    restated = _restated_sets(shingler, texts, shingles)
+    df: Counter[int] = Counter(concat.from_iterable(shingles.values()))
+    lazy = _Lazy(fragments)
+    _near_duplicates(fragments, shingles, df, lazy, uf, cfg)
+    if restated:
+        _restatements(restated, shingles, lazy, [f.role for f in fragments], uf, cfg)
+    return _Analysis(
+        texts.folded, uf.groups(), len(shingles), texts.rep_of, shingler, texts.normalized,
+        terms, lazy, df,
+    )
+
+
+@dataclass
+class _Texts:
+    """What the exact-duplicate pass found out about each fragment's text."""
+
+    folded: set[int]
+    rep_of: array[int]  # fragment -> the first fragment with the same text, -1: none
+    prose: list[int]  # prose representatives (first of their text), in order
+    prose_texts: list[str]  # ... their normalised texts
+    normalized: dict[int, str]  # the normalised texts kept for chain detection
+    wanted: set[int]  # their positions in ``prose``
+
+
+def _exact_pass(
+    fragments: Sequence[Fragment],
+    cfg: ConsolidationConfig,
+    uf: _UnionFind,
+    keep_normalized: Callable[[int], bool] | None,
+) -> _Texts:
+    """Fold confirmations and join fragments with the same normalised text (step 1)."""
+    out = _Texts(set(), array("i", [-1]) * len(fragments), [], [], {}, set())
+    folded, rep_of, prose, prose_texts = out.folded, out.rep_of, out.prose, out.prose_texts
     # normalised text -> its first fragment; a long text is keyed by its digest (bytes and
     # str keys never compare equal, so the two cannot mix)
     exact_prose: dict[str | bytes, int] = {}
     exact_other: dict[str | bytes, int] = {}
-    rep_of = array("i", [-1]) * n
-    prose: list[int] = []  # prose representatives (first of their text)
-    prose_texts: list[str] = []  # ... their normalised texts
-    normalized: dict[int, str] = {}
-    wanted: set[int] = set()  # positions in prose of those kept for chain detection
     max_ack = cfg.max_confirmation_chars
     # raw text -> what its first fragment turned out to be (_FOLDED, _EMPTY or the index of
     # the representative of its normalised text): a text said again costs one lookup
@@ -377,35 +405,54 @@ def _analyse(
         if not is_prose:
             continue
         if keep_normalized is not None and keep_normalized(i):
-            normalized[i] = norm  # for chain detection
-            wanted.add(len(prose))
+            out.normalized[i] = norm  # for chain detection
+            out.wanted.add(len(prose))
         prose.append(i)
         prose_texts.append(norm)
-    del exact_prose, exact_other, seen_prose, seen_other
+    return out
 
-    shingles: dict[int, set[int]] = {}
-    hash_sets, term_lists = shingler.hashes_and_terms(prose_texts, wanted)
-    for i, hashes in zip(prose, hash_sets):
-        if hashes:
-            shingles[i] = hashes
-    terms = {prose[k]: found for k, found in term_lists.items()}  # for chain detection
-    del hash_sets, term_lists
-    restated: dict[int, set[int]] = {}  # fragments with a restatement cue -> shingles
+
+def _shingle_sets(
+    shingler: Shingler, texts: _Texts
+) -> tuple[dict[int, set[int]], dict[int, list[tuple[str, int]]]]:
+    """The shingles of each prose representative that has some, and the terms of those
+    kept for chain detection."""
+    prose = texts.prose
+    hash_sets, term_lists = shingler.hashes_and_terms(texts.prose_texts, texts.wanted)
+    shingles = {i: hashes for i, hashes in zip(prose, hash_sets) if hashes}
+    terms = {prose[k]: found for k, found in term_lists.items()}
+    return shingles, terms
+
+
+def _restated_sets(
+    shingler: Shingler, texts: _Texts, shingles: dict[int, set[int]]
+) -> dict[int, set[int]]:
+    """Fragments with a restatement cue -> their shingles without the cue words
+    ("我再强调一下", "as I said")."""
+    restated: dict[int, set[int]] = {}
+    prose, prose_texts = texts.prose, texts.prose_texts
     for k in matching(RESTATEMENT_HINT, prose_texts):
         norm = prose_texts[k]
         if prose[k] in shingles and RESTATEMENT_CUE.search(norm):
-            # compared without the cue words themselves ("我再强调一下", "as I said")
             restated[prose[k]] = shingler.hashes(RESTATEMENT_CUE.sub(" ", norm))
-    del prose_texts
-    reps = list(shingles)
+    return restated
 
-    df: Counter[int] = Counter(concat.from_iterable(shingles.values()))
+
+def _near_duplicates(
+    fragments: Sequence[Fragment],
+    shingles: dict[int, set[int]],
+    df: Counter[int],
+    lazy: _Lazy,
+    uf: _UnionFind,
+    cfg: ConsolidationConfig,
+) -> None:
+    """Join the near duplicates among the prose representatives (step 3)."""
     # Signatures leave out shingles found in many fragments: two unrelated sentences that
     # share a few such words would otherwise collide in LSH bands (exact verification still
     # counts every shingle). A set made only of common shingles keeps them all.
     common = max(_COMMON_DF_MIN, _COMMON_DF_SHARE * len(shingles))
     common_set = set(compress(df, map(common.__lt__, df.values())))
-    indexed = [i for i in reps if len(shingles[i]) >= cfg.min_shingles]  # LSH item -> fragment
+    indexed = [i for i, sh in shingles.items() if len(sh) >= cfg.min_shingles]  # item -> fragment
     index = BandIndex(
         num_perm=cfg.num_perm,
         bands=cfg.bands,
@@ -416,27 +463,19 @@ def _analyse(
     for i, nums in zip(indexed, numbers_of([fragments[i].text for i in indexed])):
         partition = zlib.crc32("\x00".join(sorted(nums)).encode()) if nums else 0
         add(shingles[i], partition, common_set)
-
-    lazy = _Lazy(fragments)
     threshold = cfg.threshold
+    sets = [shingles[i] for i in indexed]  # LSH item -> its shingles
+    sizes = list(map(len, sets))
 
     def similar(a: int, b: int) -> bool:
-        fa, fb = indexed[a], indexed[b]
-        sa, sb = shingles[fa], shingles[fb]
-        la, lb = len(sa), len(sb)
-        if min(la, lb) < threshold * max(la, lb):  # Jaccard <= smaller / larger
-            return False
-        shared = len(sa & sb)
-        return shared >= threshold * (la + lb - shared) and lazy.may_match(fa, fb)
+        la, lb = sizes[a], sizes[b]
+        if (la < threshold * lb) if la < lb else (lb < threshold * la):
+            return False  # Jaccard <= smaller / larger
+        shared = len(sets[a] & sets[b])
+        return shared >= threshold * (la + lb - shared) and lazy.may_match(indexed[a], indexed[b])
 
     for a, b in index.pairs(similar):
         uf.union(indexed[a], indexed[b])
-    del index
-    if restated:
-        _restatements(restated, shingles, lazy, [f.role for f in fragments], uf, cfg)
-    return _Analysis(
-        folded, uf.groups(), len(shingles), rep_of, shingler, normalized, terms, lazy, df
-    )
 
 
 def _restatements(

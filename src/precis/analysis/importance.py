@@ -63,7 +63,12 @@ _DENSE_PARTS = (
     r"(?m:^\s*(?:\d+[.)]|[-*+])\s)",
 )
 _DENSE = re.compile("|".join(_DENSE_PARTS))
-_DENSE_NO_PATH = re.compile("|".join(p for p in _DENSE_PARTS if "/" not in p))
+# Without the path, every match starts at a digit, "`", "-", a capital, white space (a list
+# marker's indent) or "*" / "+": a lookahead on that character turns the other positions
+# (most of a Chinese text) away before the alternatives are tried, and changes no match.
+_DENSE_NO_PATH = re.compile(
+    r"(?=[\d`\-A-Z*+\s])(?:" + "|".join(p for p in _DENSE_PARTS if "/" not in p) + ")"
+)
 # Density samples are counted together: joined by _SAMPLE_SEP, every match replaced by
 # _MARK, split again. No alternative matches across "\x00\n" (none matches a line break
 # or, but for inline code, "\x00"), and "^" / "\b" / "\s" see it as the end and start of
