@@ -249,7 +249,7 @@ class Fact:
 
 _URL = re.compile(r"https?://[^\s<>\"'`)\]}|\\]+")
 _PATH = re.compile(
-    r"(?<![\w/:.~@+<-])"
+    r"(?<![\w/:.~@+<)}-])"
     r"(?:(?:~|\.{1,2})?(?:/[\w.@+-]+)+|[\w.@+-]+(?:/[\w.@+-]+)+)/?"
 )
 _EXTENSIONS = (
@@ -275,6 +275,10 @@ _DOLLAR_LINE = re.compile(r"^[ \t]*\$[ \t]+([^\n]+)$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`([^`\n]+)`")
 _CLI_START = re.compile(rf"^(?:\$\s+)?(?:{_CLI})\s+\S")  # with an argument: `sed` is a name
 _COMMAND_KEYS = frozenset({"command", "commands", "cmd"})
+_SED = re.compile(r"(?<![\w/])[sy]([/|#,])[^\s]*?\1[^\s]*?\1[gimpIe0-9]*(?![\w/])")
+"""A sed substitution (``s/localhost/db.internal/g``): an edit, not a path."""
+_NOT_COMMAND = re.compile(r"^(?:#.*|[{}()\[\];&|\s]*)$")
+"""A comment or a lone brace: the first line of a ``command`` value that runs nothing."""
 _GUTTER = re.compile(r"^[ \t]*\d+(?:→|\t)|^\d+:(?=[ \t]|\r?$)", re.MULTILINE)
 """Line numbers of a file listing (``cat -n``, Claude Code ``Read``, SWE-agent ``open``)."""
 
@@ -330,6 +334,7 @@ def _extract_text(text: str, found: set[Fact]) -> None:
     _commands(text, found)
     text = _mask(text, _URL, _url, "url", found)
     text = _mask(text, _UUID, _same, "id", found)
+    text = _SED.sub(lambda m: " " * len(m.group(0)), text)
     text = _mask(text, _PATH, _path, "path", found)
     text = _mask(text, _FILENAME, _same, "path", found)
     for pattern in (_HEX, _TICKET, _CODE, _SNAKE_ID):
@@ -353,7 +358,9 @@ def extract_facts(text: str) -> set[Fact]:
 
     Text that is a JSON object or array (a tool call's arguments) is decoded and every
     string in it is read on its own; the first line of a ``command`` / ``commands`` /
-    ``cmd`` value is a command whatever it starts with.
+    ``cmd`` value that is not a comment or a lone brace is a command whatever it starts
+    with. A sed substitution (``s/a/b/g``) is no path, nor is what follows a variable
+    (``$(outDir)/ponyc``: only the whole would be).
     """
     found: set[Fact] = set()
     stripped = text.strip()
@@ -365,8 +372,11 @@ def extract_facts(text: str) -> set[Fact]:
         if isinstance(value, (dict, list)):
             for key, leaf in _leaves(value):
                 if isinstance(leaf, str):
-                    if key in _COMMAND_KEYS and leaf.strip():
-                        found.add(Fact("command", leaf.strip().splitlines()[0].strip()))
+                    if key in _COMMAND_KEYS:
+                        first = next((line.strip() for line in leaf.splitlines()
+                                      if not _NOT_COMMAND.match(line.strip())), None)
+                        if first:
+                            found.add(Fact("command", first))
                     _extract_text(leaf, found)
                 elif isinstance(leaf, (int, float)) and not isinstance(leaf, bool):
                     _extract_text(str(leaf), found)

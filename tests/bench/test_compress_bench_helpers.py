@@ -193,6 +193,20 @@ def test_json_arguments_are_decoded() -> None:
     assert Fact("command", "edit 10:12") in extract_facts(edit)
 
 
+def test_comments_and_braces_are_not_the_command_of_a_command_value() -> None:
+    script = '{"command": "# restore the backup\\n{\\n  cp /tmp/a.bak /tmp/a\\n}"}'
+    commands = {f.value for f in extract_facts(script) if f.kind == "command"}
+    assert commands == {"cp /tmp/a.bak /tmp/a"}
+    assert extract_facts('{"command": "# nothing to run"}') == set()
+
+
+def test_sed_expressions_and_what_follows_a_variable_are_not_paths() -> None:
+    text = ("sed -i 's/localhost/db.prod.internal/g' /etc/app.conf and "
+            "sed 's|console.log|logger.info|g' src/app.js; cp $(outDir)/ponyc ${HOME}/bin/x")
+    paths = {f.value for f in extract_facts(text) if f.kind == "path"}
+    assert paths == {"/etc/app.conf", "src/app.js"}
+
+
 def test_fact_present_verbatim_or_json_escaped() -> None:
     fact = Fact("command", 'echo "hi" > /tmp/a.txt')
     assert fact_present(fact, 'ran echo "hi" > /tmp/a.txt ok')

@@ -335,9 +335,15 @@ def test_summary_header_names_the_range_it_covers() -> None:
     result = compress(conv)  # keeps messages 21-30 (the last 10)
     assert result.summary is not None
     first_line = result.summary.render().splitlines()[0]
-    assert first_line.startswith("[precis summary of messages 2-21 (S3-")
-    assert first_line.endswith("the 10 most recent messages follow verbatim]")
+    assert first_line == ("[precis summary of messages 2-21; "
+                          "the 10 most recent messages follow verbatim]")
     assert result.summary.covers == (1, 20)
+    assert result.summary.fragments[0] == "S3"  # the fragment ids it covers, in the data
+    # with no message kept verbatim (all 30 after the system prompt summarized), the header
+    # says no more than the range (a small summary has little room)
+    alone = compress(conv, keep_last=0, budget=300)
+    assert alone.summary is not None
+    assert alone.summary.render().splitlines()[0] == "[precis summary of messages 2-31]"
 
 
 def test_counts_add_up_to_the_input_messages() -> None:

@@ -14,9 +14,9 @@ import precis
 from precis import Conversation, Message, Text, ToolCall, ToolResult
 from precis.analysis import analyze
 from precis.compact import compress, get_template
-from precis.compact._build import _fact_scan, _held, _units
-from precis.compact._digest import json_shape, script_digest, tool_call_digest
-from precis.compact._facts import command_lines, exact_facts, facts
+from precis.compact._build import _fact_scan, _fact_weight, _held, _units
+from precis.compact._digest import core_text, json_shape, script_digest, tool_call_digest
+from precis.compact._facts import command_lines, exact_facts, facts, runs_program
 from precis.tokens import get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -78,6 +78,68 @@ def test_tool_call_commands_are_read_from_the_decoded_arguments() -> None:
 ])
 def test_exact_facts(text: str, expected: list[tuple[str, str]]) -> None:
     assert [(f.kind, f.text) for f in exact_facts(text)] == expected
+
+
+AWK_SCRIPT = (
+    "ls -la /data\n"
+    "awk -F',' '\n"
+    "NR==FNR { dept[$1]=$2; next }\n"
+    "FNR==1 { print \"name,department,salary\"; next }\n"
+    "{ print $1 \",\" dept[$3] }\n"
+    "END { print \"done\" }\n"
+    "' /data/departments.csv /data/employees.csv > /data/report.csv\n"
+    "grep -rn 'def ' src \\\n"
+    "  | sort -u \\\n"
+    "  > /tmp/defs.txt\n"
+    "cat /data/report.csv"
+)
+
+
+def test_a_command_that_goes_on_over_lines_is_its_first_line() -> None:
+    # the lines of a quoted program (awk, python -c) and those after a trailing backslash
+    # belong to the command they go on from: no commands of their own
+    assert command_lines(AWK_SCRIPT) == [
+        "ls -la /data", "awk -F',' '", "grep -rn 'def ' src \\", "cat /data/report.csv"]
+    found = {(f.kind, f.text) for f in exact_facts(json.dumps({"commands": AWK_SCRIPT}))}
+    assert ("command", "END { print \"done\" }") not in found
+    assert ("path", "/data/report.csv") in found  # its facts are still facts
+    # the digest shows each whole: a long program folded, short lines joined
+    assert script_digest(AWK_SCRIPT, 400) == (
+        "ls -la /data; awk -F',' '[code, 4 lines]' /data/departments.csv "
+        "/data/employees.csv > /data/report.csv; grep -rn 'def ' src \\ | sort -u \\ "
+        "> /tmp/defs.txt; cat /data/report.csv")
+    assert script_digest("python -c '\nimport sys\nprint(sys.argv)\n' a b", 400) == (
+        "python -c ' import sys print(sys.argv) ' a b")  # short: its lines joined
+    # quotes inside another kind of quote, escaped ones and comments do not open one
+    assert command_lines("echo \"it's\" 'a \"b\"' \\' # don't\nls /tmp") == [
+        "echo \"it's\" 'a \"b\"' \\' # don't", "ls /tmp"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a file listing's line numbers (cat -n, an editor's view) come before the commands
+    ("     1→check:\n     2→    uv run pytest --cov=src\n     3→\t@echo ok",
+     ["uv run pytest --cov=src"]),
+    ("    14\truff check .\n12: make -j4 all", ["ruff check .", "make -j4 all"]),
+    # "." as an argument ends no sentence; "git is great." is one
+    ("uv run ruff format .\ngit is great.", ["uv run ruff format ."]),
+])
+def test_more_command_lines(text: str, expected: list[str]) -> None:
+    assert commands(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the values of a CSV row are its numbers; a comma joins only groups of three digits
+    ("Alice,1,120000\nBob,2,95000", ["120000", "95000"]),
+    ("1,024 rows, 2,500,000 bytes", ["1,024", "2,500,000"]),
+])
+def test_numbers_with_commas(text: str, expected: list[str]) -> None:
+    assert [f.text for f in facts(text) if f.kind == "number"] == expected
+
+
+def test_a_relative_path_needs_no_extension_when_it_has_three_parts() -> None:
+    text = "built target/debug/deps/app-657c4d9f and src/precis/compact/ on 10/12/2024 and/or"
+    assert [(f.kind, f.text) for f in facts(text) if f.kind == "path"] == [
+        ("path", "target/debug/deps/app-657c4d9f"), ("path", "src/precis/compact/")]
 
 
 def test_plain_words_hold_no_facts_but_marked_words_do() -> None:
@@ -243,6 +305,67 @@ def test_a_fact_holds_its_pieces_and_the_folders_of_its_paths() -> None:
     assert _held("src/app.py") == {"src/app.py", "src", "app.py"}
     assert _held("2024-05-15 08:05:12") == {"2024-05-15", "08", "05", "12"}
     assert "/srv/ap" not in _held("/srv/app")  # whole folders only
+
+
+def test_a_core_lists_the_telling_facts_it_leaves_out_first() -> None:
+    text = ("The settings file was read without trouble. It sets db_host, db_port, db_name, "
+            "cache_host, log_level, pool_size, retry_max, queue_name and worker_name in "
+            "/etc/orders/settings.conf, with the database on port 5432.")
+    core = core_text(text, 50)
+    assert core.startswith("The settings file was read without trouble. (also: ")
+    listed = core[core.index("(also: ") + 7:-1].split(", ")
+    assert len(listed) == 8  # at most eight
+    assert listed[:2] == ["/etc/orders/settings.conf", "5432"]  # before the names
+    assert listed[2:] == ["db_host", "db_port", "db_name", "cache_host", "log_level",
+                          "pool_size"]  # the names in order, as many as there is room for
+
+
+def test_runs_program() -> None:
+    for line in ("cat /srv/orders/app.conf", "$ ls -la", "FOO=1 pytest -q", "./run.sh --all",
+                 "echo done", "/srv/app/todo.sh add x"):
+        assert runs_program(line), line
+    for line in ("fi", "x=$((x+1))", "print $2", "END {", "feats=()", "for f in *.py; do"):
+        assert not runs_program(line), line
+
+
+def test_what_a_fact_is_worth_in_the_details() -> None:
+    one = [_fact_weight("5432", "number"), _fact_weight("/srv/app.conf", "path"),
+           _fact_weight("cat /srv/app.conf", "command"), _fact_weight("3eb6f2c", "identifier"),
+           _fact_weight("credit_card_4065275", "identifier")]
+    assert one == [1.0] * 5
+    assert _fact_weight("deploy/prod.yaml", "command") == 1.0  # a path in backticks
+    assert _fact_weight("https://example.com/issues/12", "url") > 1.0
+    for text, kind in (("db_host", "identifier"), ("parseArgs", "identifier"),
+                       ("--verbose", "identifier"), ("x=$((x+1))", "command")):
+        assert _fact_weight(text, kind) < 1.0
+
+
+def settings_session() -> Conversation:
+    conf = "\n".join(["db_host=db.internal", "db_port=5432", "db_name=orders",
+                      "cache_host=cache.internal", "log_level=info", "pool_size=25"])
+    return Conversation(messages=[
+        Message.of("user", "Read the settings of the orders service and tell me the "
+                   "database port."),
+        Message(role="assistant", parts=[
+            Text("Reading the settings."),
+            ToolCall("c1", "bash", json.dumps({"command": "cat /srv/orders/app.conf"}))]),
+        Message(role="tool", parts=[ToolResult("c1", conf, name="bash")]),
+        Message.of("assistant", "The database of the orders service listens on port 5432."),
+    ])
+
+
+def test_numbers_come_before_names_in_the_details() -> None:
+    # names (db_host, ...) fill the room the numbers leave, never take theirs
+    names = ["db_host", "db_port", "db_name", "cache_host", "log_level", "pool_size"]
+    with_names = 0
+    for budget in range(62, 82, 4):
+        result = compress(settings_session(), budget=budget)
+        assert result.compressed_tokens <= budget
+        listed = details_facts(result)
+        if any(name in listed for name in names):
+            with_names += 1
+            assert "5432" in listed and "25" in listed, (budget, listed)
+    assert with_names  # (the rule was put to the test)
 
 
 def test_shell_keywords_and_braces_are_no_details() -> None:

@@ -35,8 +35,9 @@ from precis.analysis import Analysis
 from precis.analysis.model import Chain
 from precis.compact._dates import DateFormatter, format_date, parse_date
 from precis.compact._digest import core_text, digest, tool_call_digest
-from precis.compact._facts import exact_facts, facts
+from precis.compact._facts import exact_facts, facts, minor
 from precis.compact._labels import label
+from precis.compact._terse import terse
 from precis.compact.levels import LevelPreset
 from precis.compact.quality import Presence
 from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection, render_items
@@ -91,6 +92,9 @@ _CITE_TOKENS = 4  # tokens a fragment adds to a citation (", S12")
 _DETAIL_TRIES = 3  # fits of the details list to its room (the fact costs are estimates)
 _DETAIL_SLACK = 4  # tokens left over that are worth another fit
 _USER_FACT = 100.0  # a fact the user gave counts as this many the agent met (see _fact_picker)
+_NOTHING = 1e-9  # a gain this small is none (weights are not whole numbers)
+_URL_FACT = 2.0  # a URL counts as this many facts (see _fact_weight)
+_MINOR_FACT = 0.1  # a name (db_host, --verbose) or a script's own line (fi, x=$((x+1)))
 _LINE_TOKENS = 4  # tokens of a details line besides its facts and citations ("- ", " []")
 _DETAIL_LINE = 5  # tokens a fragment adds to the details besides its facts (its share of a line)
 _DATE_TOKENS = 8  # "[25 May 2023] "
@@ -191,6 +195,7 @@ class SummaryBuilder:
         kept: int,
         dates: DateFormatter,
         budgeted: bool = False,
+        terse: bool = False,
     ) -> None:
         self.analysis = analysis
         self.conv = analysis.conversation
@@ -223,7 +228,9 @@ class SummaryBuilder:
                           if msg.role == "user" and HEADER.match(msg.text)}
         self.prior = {frags[i].provenance.message for i in self.range} & self.summaries
         self.goal: str | None = None  # fragment id of the current goal (see short)
-        self.timeline_only = all(spec.source == "log" for spec in template.sections)
+        self.timeline_only = template.timeline
+        # timeline lines in note style (see _terse): only a timeline is written so
+        self.terse = terse and self.timeline_only
         self._cited: set[str] = set()  # sources of the items taken so far (during a fill)
         self._coverage: _Coverage | None = None  # see _coverage_index
         self._fact_tokens: dict[str, int] = {}  # see _fact_cost
@@ -260,6 +267,8 @@ class SummaryBuilder:
                       self.call_names)
         if frag.kind in _SPOKEN:
             text = self.dates.annotate(text, frag.provenance.message)
+            if self.terse:
+                text = terse(text, self.language)
         return text
 
     def _allowed(self, i: int) -> bool:
@@ -722,7 +731,7 @@ class SummaryBuilder:
         header = self.count(f"## {self.section_title('details')}") + 2
         order = {text: n for n, text in enumerate(t for ts in missing.values() for t in ts)}
 
-        counted: dict[tuple[str, tuple[str, ...], str | None], int] = {}
+        counted: dict[str, int] = {}
 
         def layout(picks: list[tuple[int, str, int]]) -> tuple[list[Candidate], int]:
             if not picks:
@@ -733,12 +742,12 @@ class SummaryBuilder:
             shown_facts = {i: " ".join(_quoted(v) for v in sorted(vs, key=order.__getitem__))
                            for i, vs in chosen.items()}
             lines = self._detail_lines(sorted(chosen), shown_facts)
-            used = header
-            for line in lines:  # the same line comes back on the next try: counted once
-                key = (line.text, line.sources, line.date)
-                if key not in counted:
-                    counted[key] = line.cost(self.count)
-                used += counted[key]
+            # the lines as the summary shows them, counted together (lines counted one by
+            # one add up to more); the same list comes back on the next try: counted once
+            block = "\n".join(render_items([line.item() for line in lines]))
+            used = counted.get(block)
+            if used is None:
+                used = counted[block] = header + 1 + self.count(block)
             return lines, used
 
         # the costs are estimates: the list is counted; a room whose list is over is made
@@ -778,7 +787,8 @@ class SummaryBuilder:
         paths and parent folders of a command line, the commands of a chain); the fact that
         shows the most facts not shown yet per token comes first (ties: the fragment of
         higher priority). A fact of the user's own messages (the task's paths, URLs, ids)
-        counts as :data:`_USER_FACT` others. A fact is cited by a fragment the list cites
+        counts as :data:`_USER_FACT` others; one the agent met as :func:`_fact_weight`
+        says (a URL more, a name less). A fact is cited by a fragment the list cites
         already when one of those holds it too; else it pays for a new citation, of the
         fragment holding the most missing facts."""
         entries = [(i, text) for i, texts in missing.items() for text in texts]
@@ -792,8 +802,10 @@ class SummaryBuilder:
             for h in places:
                 holding.setdefault(h, []).append(k)
         index = {text: k for k, (_, text) in enumerate(entries)}
+        kinds = {text: kind for text, kind, _ in self.high_facts}
         weight = {text: _USER_FACT if any(self.fragments[h].role == "user" for h in places)
-                  else 1.0 for (_, text), places in zip(entries, homes)}
+                  else _fact_weight(text, kinds.get(text, ""))
+                  for (_, text), places in zip(entries, homes)}
         showers: dict[str, list[int]] = {}  # fact -> the entries showing it
         for k, facts_shown in enumerate(shows):
             for fact in facts_shown:
@@ -814,7 +826,7 @@ class SummaryBuilder:
             picks: dict[int, tuple[int, str, int]] = {}  # entry -> what it adds, in order
             while heap and room >= cheapest:
                 _, k = heapq.heappop(heap)
-                if gain[k] <= 0:
+                if gain[k] <= _NOTHING:
                     continue  # taken, or all it shows is shown
                 fresh = score(k)
                 if heap and fresh > heap[0][0]:
@@ -830,7 +842,7 @@ class SummaryBuilder:
                     for j in holding[home]:  # cheaper now: offered again at the new score
                         if not cited[j]:
                             cited[j] = True
-                            if gain[j] > 0:
+                            if gain[j] > _NOTHING:
                                 heapq.heappush(heap, (score(j), j))
                 for fact in shows[k]:  # a fact taken before that this one shows goes
                     j = index[fact]
@@ -931,6 +943,25 @@ class SummaryBuilder:
                 remaining = allowance - size
                 break
             short = short[:-1]
+        small = allowance <= FACTS_FIRST_ROOM
+        # before the details come the user's own rules and what an earlier summary carried
+        # (pinned), and the current goal: in a small summary, only when it is short (a
+        # summary that does not say what the user wants now is of little use, but a long
+        # goal would crowd out the exact details)
+
+        def first(c: Candidate) -> bool:
+            if c.priority >= _PIN:
+                return True
+            return self.goal in c.sources and (
+                not small or c.cost(self.count) <= allowance * _SMALL_GOAL_SHARE)
+
+        named = [c for c in self.candidates if c.section != "log" and c.text and first(c)]
+        named_cost = sum(c.cost(self.count) for c in named) + _HEADER_TOKENS * len(
+            {c.section for c in named})
+        if short and small and self._details_need(present) > remaining - named_cost:
+            # a small summary whose exact details do not fit has no overview: the details
+            # need the room more (and the items it would name need not go first)
+            short, remaining = [], allowance - bare
 
         overview = set() if self.timeline_only else {s for item in short for s in item.sources}
         if self.goal is not None:
@@ -949,21 +980,6 @@ class SummaryBuilder:
         def key(c: Candidate) -> tuple[float, int]:
             return keys[id(c)]
 
-        # before the details come the user's own rules and what an earlier summary carried
-        # (pinned), and the current goal: in a small summary, only when it is short (a
-        # summary that does not say what the user wants now is of little use, but a long
-        # goal would crowd out the exact details)
-        small = allowance <= FACTS_FIRST_ROOM
-
-        def first(c: Candidate) -> bool:
-            if c.priority >= _PIN:
-                return True
-            return self.goal in c.sources and (
-                not small or c.cost(self.count) <= allowance * _SMALL_GOAL_SHARE)
-
-        named = [c for c in self.candidates if c.section != "log" and c.text and first(c)]
-        named_cost = sum(c.cost(self.count) for c in named) + _HEADER_TOKENS * len(
-            {c.section for c in named})
         share = max(details_share, _details_share(allowance))
         reserve = min(self._details_need(present),
                       int(max(0, remaining - named_cost) * share))
@@ -1289,6 +1305,18 @@ def _clip_strings(value: object) -> object:
     if isinstance(value, list):
         return [_clip_strings(v) for v in value]
     return value
+
+
+def _fact_weight(text: str, kind: str) -> float:
+    """How much showing a fact the agent met is worth in the details list: a number, path,
+    opaque id or command that runs a program one; a URL more (it names a source outside
+    the conversation that nothing in it gives back, and it is long: counted as one, it
+    would always give way to a few short numbers); a name that the code and the items'
+    words give back (an identifier without a digit) or a line of a script's own logic
+    less."""
+    if kind == "url":
+        return _URL_FACT
+    return _MINOR_FACT if minor(kind, text) else 1.0
 
 
 def _details_share(allowance: int) -> float:

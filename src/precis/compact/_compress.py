@@ -6,12 +6,13 @@ Steps (one pass, no LLM):
    importance, duplicates, requirement chains); a conversation that is mostly small talk
    gets the ``log`` template (a timeline) instead of the default ``sections``;
 2. choose the recent messages kept verbatim: the level's ``keep_last``, never starting
-   inside a tool exchange, and with a budget only as many as fit its tail share (when even
+   inside a tool exchange, and with a budget only as many as fit its tail share (smaller
+   under a timeline, which tells the latest messages too; when even
    the last message does not fit, its long parts are cut to their core; when that is still
    more than the share, it is summarized with the rest);
 3. summarize every older non-system message into the template's sections within the
    token allowance that is left (the level's share of the older messages, or what the
-   budget leaves);
+   budget leaves); a timeline with little room is written in note style (``_terse``);
 4. check what was lost (exact facts and HIGH fragments of the summarized messages); below
    the floor, re-fit the summary with priority for the fragments whose facts were lost and
    all the room the list of exact details needs;
@@ -22,13 +23,11 @@ Steps (one pass, no LLM):
 
 from __future__ import annotations
 
-import functools
-import gc
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import ParamSpec, TypeVar
 
+from precis._gc import collector_paused
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._build import DETAILS_SHARE, SummaryBuilder, fragment_language, mostly_talk
@@ -43,45 +42,21 @@ from precis.compact.templates import Template, get_template
 from precis.errors import ConfigError, EmptyInputError
 from precis.model import Conversation, Message, Part, Text, Thinking, ToolResult
 from precis.tokens import TokenCounter, get_counter
+from precis.tokens.lines import LineMemo
 
 __all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
 
 DEFAULT_QUALITY_FLOOR = 0.95
 TAIL_SHARE = 0.3  # with a budget, recent messages take at most this share of what is left
+TIMELINE_TAIL_SHARE = 0.1  # ... and this share under a timeline (it tells the latest too)
+TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
 _REFITS = 2
 _BOOST = 6.0
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
 
-
-def _gc_paused(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """``fn`` with Python's cyclic garbage collector paused while it runs.
-
-    A compaction allocates hundreds of thousands of small objects that live until it
-    returns (fragments, candidates, their texts and sets), so the collector's generational
-    passes find next to nothing to free yet keep rescanning all of them: 50-110 ms of CPU
-    time on the 200k-token session of ``bench/compress_speed.py``. Reference counting still
-    frees what is dropped (the one large cycle, the summary builder, is broken when done:
-    see ``SummaryBuilder.close``). A caller that had the collector disabled keeps it so.
-    """
-
-    @functools.wraps(fn)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        was = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if was:
-                gc.enable()
-
-    return paused
-
-
-@_gc_paused
+@collector_paused()  # see precis._gc
 def compress(
     conversation: Conversation | Sequence[Message],
     *,
@@ -172,8 +147,9 @@ def compress(
         raise ConfigError(f"budget {budget} is too small: it must hold {held}")
 
     t = time.perf_counter()
+    share = TIMELINE_TAIL_SHARE if tmpl.timeline else TAIL_SHARE
     start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
-                                            system_tokens + priming, counter)
+                                            system_tokens + priming, counter, share)
     first = dialog[0] if dialog else len(messages)
     if start <= first:
         if budget is None or as_is_tokens <= budget:
@@ -184,11 +160,14 @@ def compress(
 
     t = time.perf_counter()
     dates = DateFormatter(conv, language)
+    count = LineMemo(counter)  # the summary's text is counted after every round of a fill
+    older_tokens = sum(sizes[i] for i in older)
+    room = (preset.room * older_tokens if budget is None
+            else budget - priming - system_tokens - tail_tokens)
     builder = SummaryBuilder(
         analysis, first, start, template=tmpl, preset=preset, language=language,
-        count=counter.count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
-        budgeted=budget is not None)
-    older_tokens = sum(sizes[i] for i in older)
+        count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
+        budgeted=budget is not None, terse=room < TERSE_ROOM * older_tokens)
     if budget is not None:
         allowance = budget - priming - system_tokens - tail_tokens - _message_frame(counter)
     else:
@@ -200,7 +179,7 @@ def compress(
     if budget is not None and present:
         # result.text() names speakers and call ids the list as sent does not: the summary
         # leaves room for that too (else the fit below would have to shrink it again)
-        allowance = min(allowance, budget - counter.count(present) - _TEXT_FRAME)
+        allowance = min(allowance, budget - count(present) - _TEXT_FRAME)
     summary, _ = builder.fill(allowance, present=present)
     timings["summarize"] = time.perf_counter() - t
 
@@ -246,7 +225,7 @@ def compress(
         longer: the budget holds for both."""
         tokens = tokens_of(msgs)
         if budget is not None and tokens <= budget:
-            tokens = max(tokens, counter.count(render_messages(msgs)))
+            tokens = max(tokens, count(render_messages(msgs)))
         return tokens
 
     t = time.perf_counter()
@@ -348,9 +327,10 @@ def _choose_tail(
     budget: int | None,
     fixed: int,
     counter: TokenCounter,
+    share: float,
 ) -> tuple[int, list[Message], int]:
     """Where the verbatim tail starts, its messages (the last one possibly cut to its
-    core) and their tokens."""
+    core) and their tokens; with a budget, they take at most ``share`` of it."""
     n = len(messages)
     if not dialog or preset.keep_last == 0:
         return n, [], 0
@@ -361,7 +341,7 @@ def _choose_tail(
         suffix[i] = suffix[i + 1] + sizes[i]
     if budget is None:
         return start, messages[start:], suffix[start]
-    limit = int((budget - fixed - _SUMMARY_MIN) * TAIL_SHARE)
+    limit = int((budget - fixed - _SUMMARY_MIN) * share)
     if suffix[start] > limit:
         valid = valid_starts(messages)
         while start < n and (suffix[start] > limit or not valid[start]):

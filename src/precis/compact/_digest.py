@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 import re
 
-from precis.compact._facts import command_lines, exact_facts, facts, heredoc_end
+from precis.compact._facts import (
+    command_lines,
+    exact_facts,
+    facts,
+    heredoc_end,
+    minor,
+    shell_carry,
+)
 from precis.compact._labels import label
 from precis.model import Conversation, ToolCall, ToolResult
 from precis.segment.model import Fragment
@@ -45,6 +52,7 @@ _BODY_KEYS = frozenset({"code", "old_str", "new_str", "content", "text", "input"
 _LIST_MARK = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)、]|[（(]\d{1,3}[)）])\s+")
 _MAX_NAMES = 6
 _INLINE_CODE_CHARS = 160
+_MORE_FACTS = 8  # facts a core lists after it that it leaves out
 
 
 def _clip(text: str, limit: int) -> str:
@@ -78,9 +86,11 @@ def core_text(text: str, limit: int, language: str = "en") -> str:
             kept.append(sentence)
             used += len(sentence) + 1
     core = joiner.join(kept)
-    missing = [f.text for f in exact_facts(original) if f.text not in core]
+    missing = [f for f in exact_facts(original) if f.text not in core]
     if missing:
-        unique = list(dict.fromkeys(missing))[:8]
+        # in order, names and a script's own lines after the rest (see facts.minor)
+        missing.sort(key=lambda f: minor(f.kind, f.text))
+        unique = list(dict.fromkeys(f.text for f in missing))[:_MORE_FACTS]
         core += f" ({label(language, 'more_facts')}: {', '.join(unique)})"
     return core
 
@@ -138,6 +148,7 @@ def script_digest(script: str, limit: int, language: str = "en") -> str:
     parts: list[str] = []
     body: list[str] = []
     until: str | None = None
+    carry: str | None = None  # the command goes on (see shell_carry)
     for raw in script.splitlines():
         if until is not None:
             if raw.strip() == until:
@@ -146,13 +157,23 @@ def script_digest(script: str, limit: int, language: str = "en") -> str:
             else:
                 body.append(raw)
             continue
+        if carry is not None:
+            carry = shell_carry(raw.strip(), carry)
+            if carry == "\\" or carry is None:  # a line after "\\", or the quote's last
+                parts[-1] = _goes_on(parts[-1], body, raw.strip(), language)
+                body = []
+            else:
+                body.append(raw)
+            continue
         line = command_lines(raw)
         if not line:
             continue
         parts.append(line[0])
         until = heredoc_end(line[0])
-    if until is not None and body:
-        parts[-1] += " " + code_stub("\n".join(body), "code", None, language)
+        carry = shell_carry(line[0])
+    if body:
+        parts[-1] = (parts[-1] + " " + code_stub("\n".join(body), "code", None, language)
+                     if until is not None else _goes_on(parts[-1], body, "", language))
     out = ""
     for part in parts:
         joined = f"{out}; {part}" if out else part
@@ -160,6 +181,19 @@ def script_digest(script: str, limit: int, language: str = "en") -> str:
             return (out + "; …") if out else _clip(part, limit)
         out = joined
     return out
+
+
+def _goes_on(head: str, body: list[str], last: str, language: str) -> str:
+    """A command that goes on over several lines as one: its lines joined by spaces, or,
+    when that is long, the lines of a quoted program between its first and last line
+    folded to a stub (``awk -F, '[code, 9 lines]' /data/in.csv``)."""
+    whole = " ".join(p for p in (head, *(b.strip() for b in body), last) if p)
+    if len(_SPACE.sub(" ", whole)) <= _INLINE_CODE_CHARS or not body:
+        return _SPACE.sub(" ", whole)
+    stub = code_stub("\n".join(body), "code", None, language)
+    if stub.startswith("`"):
+        return _SPACE.sub(" ", whole)
+    return head + stub + last
 
 
 def tool_call_digest(call: ToolCall, limit: int, language: str = "en") -> str:

@@ -14,7 +14,17 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
-__all__ = ["FACT_KINDS", "Fact", "command_lines", "exact_facts", "facts", "heredoc_end"]
+__all__ = [
+    "FACT_KINDS",
+    "Fact",
+    "command_lines",
+    "exact_facts",
+    "facts",
+    "heredoc_end",
+    "minor",
+    "runs_program",
+    "shell_carry",
+]
 
 FACT_KINDS = ("url", "path", "command", "identifier", "number", "error")
 
@@ -32,6 +42,7 @@ _PATTERN = re.compile(
     r"|(?P<error>\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b)"
     r"|(?P<path>(?<![\w.~@/:-])(?:~|\.{1,2})?(?:/[\w.@~+-]+){2,}/?"
     r"|(?<![\w/.-])[\w.-]+(?:/[\w.@+-]+)+\.[A-Za-z0-9]{1,6}\b"
+    r"|(?<![\w/.:-])(?=[\w.@+/-]*[A-Za-z])[\w.-]+(?:/[\w.@+-]+){2,}/?"  # a/b/c, no extension
     rf"|(?<![\w/.-])[\w-]+\.(?:{_EXTENSIONS})\b)"
     r"|(?P<identifier>\b[0-9a-f]{7,64}\b(?=[^\w]|$)"
     r"|\b[A-Z][A-Z0-9]+-\d+\b"
@@ -40,7 +51,8 @@ _PATTERN = re.compile(
     r"|(?<!\\)\b[a-z]+[A-Z][A-Za-z0-9]*\b"
     r"|(?<![\w/.-])(?=[a-z0-9-]*\d)[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"  # k8s-prod-eu, us-east-1
     r"|(?<![\w-])--[a-z][\w-]+)"
-    r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)+%?|(?<![\w.])\d{2,}%?|(?<![\w.])\d%)"
+    # (a comma only between groups of three digits: "1,024", not the "1,120000" of a CSV row)
+    r"|(?P<number>(?<![\w.])\d+(?:[.:]\d+|,\d{3}(?!\d))+%?|(?<![\w.])\d{2,}%?|(?<![\w.])\d%)"
 )
 _COMMAND_SPAN = re.compile(r"`([^`\s][^`\n]{0,118}[^`\s])`")
 _TOKEN = re.compile(r"\S+")
@@ -189,25 +201,63 @@ _HEREDOC = re.compile(r"<<-?[ \t]*['\"]?(\w+)['\"]?")
 _SCRIPT_KEYS = frozenset({"command", "commands", "cmd", "script"})
 _GUTTER_AFTER = re.compile(r"→|\t|:(?:[ \t]|\r?$)|\|", re.MULTILINE)
 _MAX_COMMAND = 300
+_LINE_GUTTER = re.compile(r"[ \t]*\d+(?:→|\t|:[ \t])")  # "  12→", "12\t", "12: "
 
 
 def command_lines(script: str) -> list[str]:
     """The commands of a shell script or command argument: one per line, without prompts,
-    comments and the bodies of here-documents (``cat > f <<'EOF' ... EOF``)."""
+    comments, the bodies of here-documents (``cat > f <<'EOF' ... EOF``) and the lines a
+    command goes on to: those of a quoted argument that spans lines (an ``awk`` or
+    ``python -c`` program) and those after a line ending with ``\\``. A command that
+    goes on is its first line."""
     out: list[str] = []
     until: str | None = None
+    carry: str | None = None  # see shell_carry
     for raw in script.splitlines():
         line = raw.strip()
         if until is not None:
             if line == until:
                 until = None
             continue
-        line = _PROMPT.sub("", line)
-        if not line or line.startswith("#") or len(line) > _MAX_COMMAND:
+        if carry is not None:
+            carry = shell_carry(line, carry)
             continue
-        out.append(line)
+        line = _PROMPT.sub("", line)
+        if not line or line.startswith("#"):
+            continue
+        carry = shell_carry(line)
+        if len(line) <= _MAX_COMMAND:
+            out.append(line)
         until = heredoc_end(line)
     return out
+
+
+def shell_carry(line: str, carry: str | None = None) -> str | None:
+    """Whether a shell command goes on after ``line``: the quote (``'`` or ``"``) a
+    quoted argument left open, ``\\`` when the line ends with one, else None. ``carry``
+    is what the line before left (the line is read from inside that quote)."""
+    if "'" not in line and '"' not in line and not line.endswith("\\"):
+        return carry if carry in ("'", '"') else None  # the common case, at once
+    quote = carry if carry in ("'", '"') else None
+    n, end = 0, len(line)
+    while n < end:
+        c = line[n]
+        if quote == "'":
+            if c == "'":
+                quote = None
+        elif c == "\\":
+            n += 1  # the next character is escaped (in double quotes too)
+        elif quote == '"':
+            if c == '"':
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (n == 0 or line[n - 1] in " \t"):
+            break  # a comment to the end of the line
+        n += 1
+    if quote is not None:
+        return quote
+    return "\\" if n == end + 1 else None  # the line's last character was an escape
 
 
 def heredoc_end(line: str) -> str | None:
@@ -217,8 +267,47 @@ def heredoc_end(line: str) -> str | None:
     return found.group(1) if found else None
 
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=\S*$")
+
+
+def runs_program(line: str) -> bool:
+    """``line`` is a command that runs a program: after a prompt and ``NAME=value``
+    settings, its first word is a known command-line tool or a path to one
+    (``./run.sh``), not a line of a script's own logic (``fi``, ``x=$((x+1))``,
+    ``print $2``)."""
+    words = _PROMPT.sub("", line.strip()).split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if not words:
+        return False
+    head = words[0]
+    return head in _KNOWN or head in _WORDISH_SET or (
+        "/" in head and not head.endswith("/") and head[:1] in "./~")
+
+
+@lru_cache(maxsize=_TOKEN_CACHE_SIZE)
+def minor(kind: str, text: str) -> bool:
+    """A fact that says less than the others: a name the code and the words around it
+    give back (an identifier without a digit: ``db_host``, ``parseArgs``, ``--verbose``)
+    or a line of a script's own logic (a command that runs no program: ``fi``,
+    ``x=$((x+1))``, ``print $2``). Code in backticks that is one fact of another kind
+    (`` `deploy/prod.yaml` ``) is worth what that fact is."""
+    if kind == "identifier":
+        return not any(c.isdigit() for c in text)
+    if kind != "command" or runs_program(text):
+        return False
+    if not any(c.isspace() for c in text):
+        whole = [f for f in _token_facts(text) if f[1] == text]
+        if whole and whole[0][0] != "command":
+            return minor(whole[0][0], text)
+    return True
+
+
 def _sentence_like(line: str) -> bool:
-    return line.endswith((".", "?", "!", ":", "。", "？", "！", "：")) and " " in line
+    """Ends like a sentence: with a full stop, question mark, ... after a word (not one
+    that is an argument of its own, as in ``ruff check .``)."""
+    return (line.endswith((".", "?", "!", ":", "。", "？", "！", "：")) and " " in line
+            and not line[-2:-1].isspace())
 
 
 def _shell_commands(text: str) -> list[Fact]:
@@ -234,16 +323,24 @@ def _shell_commands(text: str) -> list[Fact]:
     offset = 0
     for raw in text.split("\n"):
         line_start, offset = offset, offset + len(raw) + 1
-        words = raw.split(None, 1)
+        body = raw
+        words = body.split(None, 1)
         if not words:
             continue
+        if words[0][:1].isdigit():  # a file listing's line number: its line after it
+            gutter = _LINE_GUTTER.match(raw)
+            if gutter is not None:
+                body = raw[gutter.end():]
+                words = body.split(None, 1)
+                if not words:
+                    continue
         head = words[0]
         if _PROMPT_HEAD.fullmatch(head):
             if len(words) < 2:
                 continue
             line = words[1].rstrip()
         elif head in _KNOWN or head in _WORDISH_SET:
-            line = raw.strip()
+            line = body.strip()
             technical = _TECHNICAL.search(line) is not None
             if head in _KNOWN:
                 if _sentence_like(line) and not technical:

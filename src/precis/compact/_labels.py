@@ -6,9 +6,9 @@ __all__ = ["label"]
 
 _LABELS: dict[str, dict[str, str]] = {
     "en": {
-        "header": "[precis summary of messages {first}-{last} ({frags}); {kept}]",
-        "header_kept": "the {n} most recent messages follow verbatim",
-        "header_none": "no messages kept verbatim",
+        "header": "[precis summary of messages {first}-{last}{kept}]",
+        "header_kept": "; the {n} most recent messages follow verbatim",
+        "header_none": "",
         "short": "In short",
         "goal_now": "Current goal",
         "latest_request": "Latest request",
@@ -39,9 +39,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "sep": "; ",
     },
     "zh": {
-        "header": "[precis 摘要：消息 {first}-{last}（{frags}）；{kept}]",
-        "header_kept": "之后是最近 {n} 条原文消息",
-        "header_none": "没有保留原文消息",
+        "header": "[precis 摘要：消息 {first}-{last}{kept}]",
+        "header_kept": "；之后是最近 {n} 条原文消息",
+        "header_none": "",
         "short": "简要",
         "goal_now": "当前目标",
         "latest_request": "最新请求",

@@ -116,13 +116,14 @@ class Summary:
         return out
 
     def header(self) -> str:
+        """``[precis summary of messages 2-21; the 4 most recent messages follow verbatim]``
+        (the fragment ids the items cite are in ``fragments``; the line is short, as a
+        small summary has little room)."""
         lang = self.language
         kept = (label(lang, "header_kept", n=self.kept) if self.kept
                 else label(lang, "header_none"))
-        first, last = self.fragments
-        frags = f"{first}-{last}" if first != last else first
         return label(lang, "header", first=self.covers[0] + 1, last=self.covers[1] + 1,
-                     frags=frags, kept=kept)
+                     kept=kept)
 
     def short_text(self) -> str:
         sep = label(self.language, "sep")

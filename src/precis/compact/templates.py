@@ -76,6 +76,11 @@ class Template:
     sections: tuple[SectionSpec, ...]
     description: str = ""
 
+    @property
+    def timeline(self) -> bool:
+        """Every section is the timeline (``log``): the summary is what was said when."""
+        return all(spec.source == "log" for spec in self.sections)
+
     def section_for_type(self) -> dict[str, str]:
         """Fragment type -> key of the first section that takes it."""
         owner: dict[str, str] = {}

@@ -267,6 +267,9 @@ def _load_encoding(encoding: str, path: str, mtime_ns: int, size: int) -> tiktok
     return built
 
 
+_LINES_ADD_UP = frozenset({"cl100k_base", "o200k_base"})  # see precis.tokens.lines
+
+
 class TiktokenCounter(TokenCounter):
     """Exact token counts for ``cl100k_base`` (GPT-4, GPT-3.5) or ``o200k_base`` (GPT-4o,
     GPT-4.1, o-series), from a local BPE file.
@@ -286,6 +289,7 @@ class TiktokenCounter(TokenCounter):
             raise TokenizerError(f"cannot read: {exc.strerror or exc}", where=str(file)) from None
         self.name = encoding
         self.path = file
+        self.lines_add_up = encoding in _LINES_ADD_UP
         self._encoding = _load_encoding(
             encoding, str(file.resolve()), stat.st_mtime_ns, stat.st_size
         )

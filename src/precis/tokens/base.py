@@ -69,6 +69,9 @@ class TokenCounter(ABC):
 
     name: str
     overhead: MessageOverhead = OPENAI_OVERHEAD
+    lines_add_up: bool = False
+    """The tokens of a text are the sum of those of its lines (see
+    :mod:`precis.tokens.lines`); True only where that is known to hold."""
 
     @abstractmethod
     def count(self, text: str) -> int:
