@@ -162,6 +162,8 @@ def compress(
     dates = DateFormatter(conv, language)
     count = LineMemo(counter)  # the summary's text is counted after every round of a fill
     older_tokens = sum(sizes[i] for i in older)
+    # what the summary may take: what the budget leaves, or the level's share of the older
+    # messages (refined below for an earlier summary among them)
     room = (preset.room * older_tokens if budget is None
             else budget - priming - system_tokens - tail_tokens)
     builder = SummaryBuilder(
@@ -169,7 +171,7 @@ def compress(
         count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
         budgeted=budget is not None, terse=room < TERSE_ROOM * older_tokens)
     if budget is not None:
-        allowance = budget - priming - system_tokens - tail_tokens - _message_frame(counter)
+        allowance = int(room) - _message_frame(counter)
     else:
         # an earlier summary in the range is compact already: its size is not cut again
         prior_tokens = sum(sizes[i] for i in older if i in builder.prior)
