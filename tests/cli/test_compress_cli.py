@@ -194,11 +194,24 @@ def test_bad_budget_exits_2_with_a_usage_message(value: str,
 
 
 @pytest.mark.parametrize("args", [["--keep-last", "-2"], ["--level", "extreme"],
-                                  ["-O", "yaml"]])
+                                  ["-O", "yaml"], ["--note-style", "sometimes"]])
 def test_bad_options_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["compress", str(CODING), *args], capsys)
     assert code == 2
     assert "Invalid value" in err and "Traceback" not in err
+
+
+def test_note_style_on_and_off(capsys: pytest.CaptureFixture[str]) -> None:
+    chat = str(FIXTURES / "chat_en.json")
+    texts = {}
+    for style in ("on", "off"):
+        code, out, _ = run(["compress", chat, "--level", "light", "--note-style", style,
+                            "--no-timings"], capsys)
+        assert code == 0
+        texts[style] = " ".join(i["text"] for s in json.loads(out)["summary"]["sections"]
+                                for i in s["items"])
+    assert "I adopted a grey cat named Miso" in texts["off"]
+    assert "Adopted grey cat named Miso" in texts["on"]
 
 
 def test_budget_below_the_system_prompt_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

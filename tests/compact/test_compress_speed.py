@@ -15,15 +15,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from _builders import summary_builder
 
 import precis
 from precis import ConfigError, Conversation, Message, ToolCall, ToolResult
-from precis.analysis import analyze
-from precis.compact import compress, get_template
-from precis.compact._build import Candidate, SummaryBuilder, _estimate, _units, fragment_language
+from precis.compact import compress
+from precis.compact._build import Candidate, SummaryBuilder, _estimate, _units
 from precis.compact._compress import _list_tokens
-from precis.compact._dates import DateFormatter
-from precis.compact.levels import get_level
 from precis.compact.summary import SummaryItem
 from precis.tokens import TokenCounter, get_counter
 
@@ -168,14 +166,7 @@ def test_a_candidate_gives_the_same_item_until_it_changes() -> None:
 
 
 def _builder(name: str) -> SummaryBuilder:
-    conv = load(name)
-    analysis = analyze(conv)
-    language = fragment_language(analysis.segmentation.fragments)
-    n = len(conv.messages)
-    return SummaryBuilder(analysis, 0, n - 2, template=get_template("sections"),
-                          preset=get_level("normal"), language=language,
-                          count=get_counter("estimate").count, kept=2,
-                          dates=DateFormatter(conv, language), budgeted=True)
+    return summary_builder(load(name))
 
 
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh"])

@@ -80,6 +80,24 @@ def test_a_timeline_with_room_keeps_whole_sentences() -> None:
         assert "I adopted a grey cat named Miso" in text
 
 
+def test_note_style_can_be_asked_for_or_turned_off() -> None:
+    conv, tokens = _chat()
+    plain = compress(conv, budget=int(tokens * 0.2), note_style=False)
+    assert plain.summary is not None
+    assert _FUNCTION.search(" ".join(i.text for i in plain.summary.items))
+    assert plain.compressed_tokens <= int(tokens * 0.2)
+    noted = compress(conv, level="light", note_style=True)
+    assert noted.summary is not None
+    text = " ".join(i.text for i in noted.summary.items)
+    assert "Adopted grey cat named Miso" in text and "I adopted" not in text
+
+
+def test_note_style_is_true_false_or_none() -> None:
+    conv, _ = _chat()
+    with pytest.raises(precis.ConfigError, match="note_style must be True, False or None"):
+        compress(conv, note_style="yes")  # type: ignore[arg-type]
+
+
 def test_sections_are_never_terse() -> None:
     conv = precis.load(FIXTURES / "coding_en.json")
     tokens = get_counter("estimate").count_messages(conv.messages)

@@ -76,18 +76,22 @@ def chain_item(
     normalized: str,
     shingler: Shingler,
     terms: list[tuple[str, int]] | None = None,
+    *,
+    maybe_cue: bool = True,
 ) -> ChainItem | None:
     """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
 
     Key terms leave out the change cue itself ("改成", "switch to"): two fragments that both
     say "改成" are not on the same topic for that. Only the first ``_MAX_CHARS`` characters
     count: a requirement is stated in a sentence or two, and a 1 MB "goal" stays cheap.
-    ``terms`` may give ``shingler.terms(normalized)`` if it is already known.
+    ``terms`` may give ``shingler.terms(normalized)`` if it is already known; ``maybe_cue``
+    false says the text holds no change cue (no word of
+    :data:`~precis.analysis._phrases.CHANGE_HINT`).
     """
     if len(normalized) > _MAX_CHARS:
         terms = None
     text, normalized = text[:_MAX_CHARS], normalized[:_MAX_CHARS]
-    cue = CHANGE_CUE.search(normalized) is not None
+    cue = maybe_cue and CHANGE_CUE.search(normalized) is not None
     if cue:
         normalized = strip_change_cue(normalized)
         terms = None

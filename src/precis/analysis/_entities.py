@@ -34,10 +34,13 @@ class Entities(NamedTuple):
     names: frozenset[str]
 
 
-_A = r"[0-9A-Za-z_./:~@#%+-]"  # characters of an id / path / number token (ASCII after NFKC)
+_A_CHARS = "0-9A-Za-z_./:~@#%+-"  # characters of an id / path / number token (ASCII after NFKC)
+_A = f"[{_A_CHARS}]"
 # A token (maximal run of _A, so the match starts only where the run does) that holds a
-# digit, a slash or underscore, or a dot between letters.
-_ATOM = re.compile(rf"(?<!{_A}){_A}*(?:\d|[/_]|[A-Za-z]\.[A-Za-z]){_A}*")
+# digit, a slash or underscore, or a dot between letters. Every match starts with a
+# character of _A or a digit: a lookahead on that turns the other positions (most of a
+# Chinese text) away at once, and changes no match.
+_ATOM = re.compile(rf"(?=[\d{_A_CHARS}])(?<!{_A}){_A}*(?:\d|[/_]|[A-Za-z]\.[A-Za-z]){_A}*")
 _URL = re.compile(r"https?://[^\s<>\"'`)\]}，。；！？]+", re.IGNORECASE)
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _NUMBER = re.compile(r"\d+(?:[.:/-]\d+)*")

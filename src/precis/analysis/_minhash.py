@@ -144,6 +144,8 @@ class BandIndex:
         below = self.min_hits - 1  # a count above this is enough hits
         # and at least this many: a share of the smaller item's keys
         need = [HIT_SHARE * len(keys) for keys in items]
+        counts: Counter[int] = Counter()  # one counter, cleared for each item (cheaper)
+        count = counts.update
         for item, keys in enumerate(items):
             met: list[int] = []
             for key in keys:
@@ -161,7 +163,9 @@ class BandIndex:
                     met.append(first)
             if len(met) > below:
                 mine = need[item]
-                for other, count in Counter(met).items():
-                    if (count > below and (count >= mine or count >= need[other])
+                counts.clear()
+                count(met)
+                for other, hits in counts.items():
+                    if (hits > below and (hits >= mine or hits >= need[other])
                             and similar(other, item)):
                         yield other, item

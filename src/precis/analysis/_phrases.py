@@ -16,6 +16,7 @@ from operator import add
 
 __all__ = [
     "CHANGE_CUE",
+    "CHANGE_HINT",
     "CJK_FUNCTION_CHARS",
     "CJK_STOP_WORDS",
     "CONFIRMATION",
@@ -134,6 +135,17 @@ CHANGE_CUE = re.compile(
     r"|改成|改为|改到|换成|换为|变成|调整为|调整到|调到|改用|换用|不用(?P<o3>.{0,12}?)了|还是用|"
     r"还是按|还是先|还是(?P<o4>.{0,6}?)吧|放宽到|收紧到|提高到|提升到|降到|降低到|缩短到|延长到|"
     r"推到|推迟到|提前到|不对|算了|改一下|改写|换一下|不要(?P<o5>.{0,10}?)了|而不是|其实|定为|定成"
+)
+
+# Every text CHANGE_CUE finds a match in holds one of these (the cue's words without their
+# boundaries, the Chinese cues by their first characters): a literal-only pattern that runs
+# at C speed over many texts at once.
+CHANGE_HINT = re.compile(
+    r"actually|instead|rather than|no longer|anymore|scratch that|on second thought|make it|"
+    r"go with|going with|change|switch|move|bump|upgrade|downgrade|raise|lower|set|update|"
+    r"increase|decrease|reduce|extend|push|relax|tighten|revert|replace|not |"
+    r"改|换|变成|调|不用|还是|放宽到|收紧到|提高到|提升到|降|缩短到|延长到|推|提前到|不对|算了|不要|"
+    r"而不是|其实|定为|定成"
 )
 
 

@@ -37,6 +37,7 @@ CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]")
 _TOKEN = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _TOKEN_SPLIT = re.compile(f"([{CJK_CHARS}]+)|([^\\s{CJK_CHARS}]+)")
+_PAIRS = re.compile("..", re.DOTALL)  # consecutive, non-overlapping character pairs
 _WORD_RUN = re.compile(r"[^\W_]+")
 # Full-width ASCII punctuation, CJK punctuation of the half-width block, the ideographic
 # space and the ellipsis: each is a starter whose NFKC form holds no word character, so
@@ -129,8 +130,9 @@ class Shingler:
             cache.update(_FUNCTION_GRAMS)
         return cache
 
-    def _parts(self, normalized: str) -> list[str]:
-        """Words and CJK n-grams of a normalised text, unfiltered, in text order."""
+    def _parts(self, normalized: str, ordered: bool = True) -> list[str]:
+        """Words and CJK n-grams of a normalised text, unfiltered, in text order (or, with
+        ``ordered`` false, in an order only good for a set of them)."""
         if normalized.isascii():
             return normalized.split()
         n = self.cjk_ngram
@@ -140,10 +142,13 @@ class Shingler:
                 out.append(word)
             elif len(cjk) <= n:
                 out.append(cjk)
-            elif n == 2:  # each character glued to the next, at C level
-                out += map(add, cjk, cjk[1:])
-            else:  # (slices: faster than joining the characters, which makes each a string)
+            elif n != 2:  # (slices: faster than joining the characters, which makes each a string)
                 out += [cjk[i : i + n] for i in range(len(cjk) - n + 1)]
+            elif ordered:  # each character glued to the next, at C level
+                out += map(add, cjk, cjk[1:])
+            else:  # the pairs from the first character, then from the second: two C calls
+                out += _PAIRS.findall(cjk)
+                out += _PAIRS.findall(cjk, 1)
         return out
 
     def strings(self, normalized: str) -> list[str]:
@@ -219,7 +224,7 @@ class Shingler:
         if self.latin_ngram > 1:
             out = {hash32(s) for s in self.strings(normalized)}
         else:
-            parts = self._parts(normalized)
+            parts = self._parts(normalized, ordered=False)
             cache = self._cache
             found: set[int | None] = set(map(cache.get, parts))  # one lookup per word
             if None in found:  # hash the words not seen before, each once
@@ -266,37 +271,36 @@ class Shingler:
         parts: list[str] = []
         ends: list[int] = []
         long: dict[int, set[int]] = {}
-        split = self._parts
-        for k, text in enumerate(texts):
+        with_terms: list[int] = []  # positions in ``texts`` whose terms are wanted
+        for n, text in enumerate(texts):
             if len(text) > _CHUNK:
-                long[k] = self.hashes(text)
-                if offset + k in terms_for:
-                    terms[offset + k] = self.terms(text)
-            elif text.isascii():
-                parts += text.split()
+                long[n] = self.hashes(text)
+                if offset + n in terms_for:
+                    terms[offset + n] = self.terms(text)
+            elif offset + n in terms_for:
+                with_terms.append(n)
+                parts += self._parts(text)
             else:
-                parts += split(text)
+                parts += self._parts(text, ordered=False)
             ends.append(len(parts))
         cache = self._hash_missing(parts)
         values = list(map(cache.__getitem__, parts))
+        starts = [0, *ends[:-1]]
+        for n in with_terms:  # as terms() does it, from the same parts
+            start, end = starts[n], ends[n]
+            terms[offset + n] = [
+                (stem(p) if p[-1:] == "s" else p, h)
+                for p, h in zip(parts[start:end], values[start:end]) if h != -1
+            ]
+        # each text's hashes as a set: the slices of ``values`` between the ends, at C level
+        out = list(map(set, map(values.__getitem__, map(slice, starts, ends))))
+        for n, hashes in long.items():
+            out[n] = hashes
         k = self.max_shingles
-        out: list[set[int]] = []
-        start = 0
-        for n, end in enumerate(ends):
-            if n in long:
-                found = long[n]
-            else:
-                found = set(values[start:end])
-                if offset + n in terms_for:  # as terms() does it
-                    terms[offset + n] = [
-                        (stem(p) if p[-1:] == "s" else p, h)
-                        for p, h in zip(parts[start:end], values[start:end]) if h != -1
-                    ]
+        for n, found in enumerate(out):
             found.discard(-1)
             if len(found) > k:
-                found = set(heapq.nsmallest(k, found))
-            out.append(found)
-            start = end
+                out[n] = set(heapq.nsmallest(k, found))
         return out
 
 

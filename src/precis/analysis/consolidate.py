@@ -62,6 +62,7 @@ from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_
 from precis.analysis._entities import Entities, compatible, entities, numbers_of
 from precis.analysis._minhash import BandIndex
 from precis.analysis._phrases import (
+    CHANGE_HINT,
     CONFIRMATION,
     CONFIRMATION_START,
     RESTATEMENT_CUE,
@@ -608,19 +609,18 @@ def _chains(
     for group in analysis.groups:
         later_copy.update(group[1:])  # a restatement is not a new version
     eligible_types = set(cfg.chain_types)
-    items: list[ChainItem] = []
     # the normalised texts are kept for the prose representatives (never folded) of the
     # eligible types only, in time order
-    for i, norm in analysis.normalized.items():
-        frag = fragments[i]
-        if (
-            types[i] not in eligible_types
-            or frag.kind not in PROSE_KINDS
-            or i in analysis.folded
-            or i in later_copy
-        ):
-            continue
-        item = chain_item(i, frag.text, norm, analysis.shingler, analysis.terms.get(i))
+    eligible = [
+        (i, norm) for i, norm in analysis.normalized.items()
+        if types[i] in eligible_types and fragments[i].kind in PROSE_KINDS
+        and i not in analysis.folded and i not in later_copy
+    ]
+    hinted = set(matching(CHANGE_HINT, [norm for _, norm in eligible]))
+    items: list[ChainItem] = []
+    for k, (i, norm) in enumerate(eligible):
+        item = chain_item(i, fragments[i].text, norm, analysis.shingler, analysis.terms.get(i),
+                          maybe_cue=k in hinted)
         if item is not None:
             items.append(item)
     if len(items) < 2:

@@ -403,6 +403,13 @@ class _Index:
         self.key_words = frozenset(self.by_word)
         self.by_char = {c: tuple(v) for c, v in by_char.items()}
         self.key_chars = frozenset(c for c in self.by_char if not c.isascii())
+        # the key characters a text holds, found by one regex pass: a character class is
+        # tested at C speed and only its matches become strings (iterating a text makes a
+        # string of every character)
+        self.key_char_pattern = (
+            re.compile("[" + "".join(sorted(map(re.escape, self.key_chars))) + "]")
+            if self.key_chars else None
+        )
         self.ascii_first = tuple(sorted(c for c in self.by_char if c.isascii()))
         self.start_by_char = {c: tuple(v) for c, v in start_by_char.items()}
         # One search per regex: a regex that opens with a literal or a small set of
@@ -431,11 +438,12 @@ class _Index:
                     found.extend(cues)
         ascii_text = low.isascii()
         if not ascii_text:
-            by_char = self.by_char
-            for ch in sorted(self.key_chars.intersection(low)):
-                for phrase, cues in by_char[ch]:
-                    if phrase in low:
-                        found += cues
+            if self.key_char_pattern is not None:
+                by_char = self.by_char
+                for ch in sorted(set(self.key_char_pattern.findall(low))):
+                    for phrase, cues in by_char[ch]:
+                        if phrase in low:
+                            found += cues
             for ch, pattern, cues in self.lead_regexes:
                 if ch in low and pattern.search(low) is not None:
                     found.extend(cues)
@@ -468,13 +476,18 @@ class CueTable:
     :meth:`load`; add user cues with :meth:`extended` (a new table; tables are immutable).
     """
 
-    __slots__ = ("_compiled", "_data", "_imperative", "_index", "_prefixes", "_weights")
+    __slots__ = ("_compiled", "_data", "_imperative", "_index", "_prefix_index", "_prefixes",
+                 "_weights")
 
     def __init__(self, data: _Data, imperative: Iterable[str] = (),
                  weights: _Weights | None = None) -> None:
         self._data = data
         self._imperative = frozenset(imperative)
         self._prefixes = tuple(sorted(v for v in self._imperative if not v.isascii()))
+        by_first: dict[str, list[str]] = {}
+        for verb in self._prefixes:
+            by_first.setdefault(verb[0], []).append(verb)
+        self._prefix_index = {c: tuple(v) for c, v in by_first.items()}
         self._weights = weights
         self._index: _Index | None = None
         self._compiled: dict[str, tuple[tuple[str, float], ...]] | None = None
@@ -528,6 +541,15 @@ class CueTable:
     def imperative_prefixes(self) -> tuple[str, ...]:
         """The non-English imperative verbs, which open a sentence as a prefix."""
         return self._prefixes
+
+    def opens_with_prefix(self, low: str, start: int = 0) -> bool:
+        """Whether ``low`` holds one of :attr:`imperative_prefixes` at ``start``
+        (``low.startswith(self.imperative_prefixes, start)``, trying only the verbs that
+        begin with the character there)."""
+        if start >= len(low):
+            return False
+        verbs = self._prefix_index.get(low[start])
+        return verbs is not None and low.startswith(verbs, start)
 
     @property
     def weights(self) -> Mapping[str, tuple[tuple[str, float], ...]]:

@@ -61,6 +61,10 @@ def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
                    "cl100k_base, hf:PATH, ...")
 @click.option("--keep-last", type=click.IntRange(min=0), default=None, metavar="N",
               help="Recent messages kept verbatim (overrides the level's number).")
+@click.option("--note-style", type=click.Choice(["auto", "on", "off"]), default="auto",
+              show_default=True,
+              help="Timeline lines without the words that only make a sentence flow: when "
+                   "the room is small (auto), always (on) or never (off).")
 @click.option("--output", "-O", "output", type=click.Choice(OUTPUTS), default="json",
               show_default=True, help="What to write.")
 @click.option("-o", "out", default=None, metavar="OUT", help="Write to OUT instead of stdout.")
@@ -75,6 +79,7 @@ def compress_command(
     template: str,
     tokenizer: str,
     keep_last: int | None,
+    note_style: str,
     output: str,
     out: str | None,
     no_timings: bool,
@@ -90,7 +95,8 @@ def compress_command(
     position = collection.resolve(pick)
     conversation = collection.conversations[position]
     result = compress(conversation, level=level, budget=budget, template=template,
-                      tokenizer=tokenizer, keep_last=keep_last)
+                      tokenizer=tokenizer, keep_last=keep_last,
+                      note_style={"auto": None, "on": True, "off": False}[note_style])
     result.source = _source(file, conversation.source_format, position)
     if output == "json":
         text = result.to_json(timings=not no_timings)

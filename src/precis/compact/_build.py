@@ -28,7 +28,7 @@ import heapq
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from precis.analysis import Analysis
@@ -173,10 +173,48 @@ class _Coverage:
     :meth:`SummaryBuilder._coverage_index`); candidates by position in the builder's list."""
 
     slot: dict[int, int]  # id of a candidate -> its position
-    units: list[set[str]]  # per position, its units (none for a log line)
+    ids: dict[str, int]  # per unit, its number (the lists below are by number: fast to read)
+    units: list[list[int]]  # per position, the numbers of its units (none for a log line)
     total: list[int]  # per position, the weight of its units
-    weight: dict[str, int]  # per unit, its weight
-    holders: dict[str, list[int]]  # per unit, the positions of the candidates holding it
+    weights: list[int]  # per unit number, its weight
+    held_by: list[list[int]]  # per unit number, the positions of the candidates holding it
+
+    @property
+    def weight(self) -> dict[str, int]:
+        """Per unit, its weight."""
+        return dict(zip(self.ids, self.weights))
+
+    @property
+    def holders(self) -> dict[str, list[int]]:
+        """Per unit, the positions of the candidates holding it."""
+        return dict(zip(self.ids, self.held_by))
+
+
+class _Ranked:
+    """Candidates in the order of the fill, worked out only as far as they are read (see
+    :meth:`SummaryBuilder._ranking`); read from the start as often as needed."""
+
+    def __init__(self, first: list[Candidate], more: Iterator[Candidate] | None = None,
+                 last: list[Candidate] | None = None) -> None:
+        self._known = first  # the order so far (this list grows)
+        self._more = more  # the rest of the order, one by one ...
+        self._last = last or []  # ... and what follows it
+
+    def __iter__(self) -> Iterator[Candidate]:
+        known = self._known
+        n = 0
+        while True:
+            while n < len(known):
+                yield known[n]
+                n += 1
+            if self._more is None:
+                return
+            cand = next(self._more, None)
+            if cand is None:
+                self._more = None
+                known.extend(self._last)
+            else:
+                known.append(cand)
 
 
 class SummaryBuilder:
@@ -968,7 +1006,9 @@ class SummaryBuilder:
             overview.add(self.goal)  # the current goal is an item, overview or not
 
         def rank_key(c: Candidate) -> tuple[float, int]:
-            extra = max((boost.get(s, 0.0) for s in c.sources), default=0.0)
+            extra = 0.0
+            if not boost.keys().isdisjoint(c.sources):
+                extra = max((boost.get(s, 0.0) for s in c.sources), default=0.0)
             if c.section != "log" and not overview.isdisjoint(c.sources):
                 # the overview is rebuilt on every compaction: what it names must also be
                 # an item, or a later compaction loses it
@@ -985,7 +1025,7 @@ class SummaryBuilder:
                       int(max(0, remaining - named_cost) * share))
         remaining -= reserve
 
-        ranked = self._rank(key, present, boost, remaining)
+        ranked = self._ranking(key, present, boost, remaining)
         chosen: list[Candidate] = []
         started: set[str] = set()
         remaining = self._greedy(ranked, chosen, started, remaining)
@@ -1009,7 +1049,7 @@ class SummaryBuilder:
                     f"## {self.section_title('details')}") + 2
         if reserve and remaining > 8:  # what the details did not need goes to more items
             taken = {id(c) for c in chosen}
-            self._greedy([c for c in ranked if id(c) not in taken], chosen, started, remaining)
+            self._greedy((c for c in ranked if id(c) not in taken), chosen, started, remaining)
         summary = self._summary(short, chosen)
         for _ in range(_TOP_UPS):
             # Lines counted one by one add up to more than the text counted whole: use the
@@ -1019,7 +1059,7 @@ class SummaryBuilder:
                 break
             taken = {id(c) for c in chosen}
             before = len(chosen)
-            self._greedy([c for c in ranked if id(c) not in taken], chosen, started,
+            self._greedy((c for c in ranked if id(c) not in taken), chosen, started,
                          int(slack * 0.9))
             if len(chosen) == before:
                 break
@@ -1028,12 +1068,18 @@ class SummaryBuilder:
 
     def _rank(self, key: Callable[[Candidate], tuple[float, int]], present: str,
               boost: dict[str, float], room: int) -> list[Candidate]:
+        """The whole of :meth:`_ranking`, as a list."""
+        return list(self._ranking(key, present, boost, room))
+
+    def _ranking(self, key: Callable[[Candidate], tuple[float, int]], present: str,
+                 boost: dict[str, float], room: int) -> _Ranked:
         """The order in which candidates are offered to the fill: pinned ones first (by
         priority), then those the re-fit boosts, then by how much new information each adds
         per token (a greedy for the budgeted maximum-coverage problem): its priority plus
         the weight of the words and exact facts it shows that no better-ranked item (nor the
         rest of the output) shows yet, over its estimated tokens. Log lines (their text
-        depends on what is taken before them) follow by priority."""
+        depends on what is taken before them) follow by priority. The greedy runs only as
+        far as the order is read: a small summary takes the first few of many candidates."""
         pinned: list[Candidate] = []
         boosted: list[Candidate] = []
         free: list[Candidate] = []
@@ -1043,7 +1089,7 @@ class SummaryBuilder:
                 log.append(cand)
             elif -key(cand)[0] >= _PIN:
                 pinned.append(cand)
-            elif boost and any(s in boost for s in cand.sources):
+            elif not boost.keys().isdisjoint(cand.sources):
                 boosted.append(cand)
             else:
                 free.append(cand)
@@ -1053,22 +1099,28 @@ class SummaryBuilder:
         log.sort(key=key)
         costs = [_estimate(c.text) + _ITEM_OVERHEAD for c in free]
         if sum(costs) <= room * _ALL_FIT:  # all of them fit: no choice to make
-            return pinned + sorted(free, key=key) + log
+            return _Ranked(pinned + sorted(free, key=key) + log)
         cov = self._coverage_index()
-        units, weight, holders = cov.units, cov.weight, cov.holders
-        covered = set(_units(present)) if present else set()
-        for cand in pinned:
-            covered |= units[cov.slot[id(cand)]]
+        units, weights, held_by = cov.units, cov.weights, cov.held_by
         # gain: weight (in thousandths, whole numbers: sums do not depend on their order) of
         # a candidate's units not covered yet, kept up to date through the unit's holders;
         # by candidate position (of all candidates: only those of ``free`` are read)
         gain = cov.total.copy()
-        for u in covered:
-            found = holders.get(u)
-            if found:
-                w = weight[u]
-                for holder in found:
-                    gain[holder] -= w
+        covered = bytearray(len(weights))  # by unit number: shown already
+
+        def cover(found: Iterable[int]) -> None:
+            for u in found:
+                if not covered[u]:
+                    covered[u] = 1
+                    w = weights[u]
+                    for holder in held_by[u]:
+                        gain[holder] -= w
+
+        if present:
+            ids = cov.ids
+            cover([n for n in map(ids.get, _units(present)) if n is not None])
+        for cand in pinned:
+            cover(units[cov.slot[id(cand)]])
         base = [0] * len(gain)
         cost = [0.0] * len(gain)
         # ties go to the earlier fragment, then to the earlier candidate (n: unique)
@@ -1080,57 +1132,52 @@ class SummaryBuilder:
             cost[k] = est
             heap.append((-(b + gain[k]) / est, rank[1], n, k))
         heapq.heapify(heap)
-        pop, push = heapq.heappop, heapq.heappush
-        order: list[Candidate] = []
-        while heap:
-            _, tie, n, k = pop(heap)
-            fresh = -(base[k] + gain[k]) / cost[k]
-            if heap and fresh > heap[0][0]:
-                push(heap, (fresh, tie, n, k))
-                continue
-            order.append(self.candidates[k])
-            for u in units[k]:
-                if u not in covered:
-                    covered.add(u)
-                    w = weight[u]
-                    for holder in holders[u]:
-                        gain[holder] -= w
-        return pinned + order + log
+        candidates = self.candidates
+
+        def greedy() -> Iterator[Candidate]:
+            pop, push = heapq.heappop, heapq.heappush
+            while heap:
+                _, tie, n, k = pop(heap)
+                fresh = -(base[k] + gain[k]) / cost[k]
+                if heap and fresh > heap[0][0]:
+                    push(heap, (fresh, tie, n, k))
+                    continue
+                cover(units[k])
+                yield candidates[k]
+
+        return _Ranked(pinned, greedy(), log)
 
     def _coverage_index(self) -> _Coverage:
         """The units of every candidate, the weight of every unit (inverse document
         frequency over the candidates, 0-1000, doubled for exact-fact-like units) and the
         candidates holding it. Built once: the candidates' texts do not change."""
         if self._coverage is None:
-            slot: dict[int, int] = {}
-            units: list[set[str]] = []
-            holders: dict[str, list[int]] = {}
-            for k, c in enumerate(self.candidates):
-                slot[id(c)] = k
-                found = _units(c.text) if c.section != "log" else set()
-                units.append(found)
-                for u in found:
-                    held = holders.get(u)
-                    if held is None:
-                        holders[u] = [k]
-                    else:
-                        held.append(k)
-            n = sum(1 for c in self.candidates if c.section != "log") + 1
+            cands = self.candidates
+            slot = {id(c): k for k, c in enumerate(cands)}
+            ids: dict[str, int] = {}
+            number = ids.setdefault  # a unit seen first gets the next number
+            units = [[number(u, len(ids)) for u in _units(c.text)] if c.section != "log"
+                     else [] for c in cands]
+            held_by: list[list[int]] = [[] for _ in ids]
+            for k, mine in enumerate(units):
+                for u in mine:
+                    held_by[u].append(k)
+            n = sum(1 for c in cands if c.section != "log") + 1
             scale = math.log(n + 1) or 1.0
             idf: dict[int, float] = {}  # by document frequency: few distinct values
-            weight: dict[str, int] = {}
-            for u, held in holders.items():
+            weights: list[int] = []
+            for unit, held in zip(ids, held_by):
                 d = len(held)
                 w = idf.get(d)
                 if w is None:
                     w = idf[d] = 1000 * math.log((n + 1) / (d + 0.5)) / scale
                 # an exact-fact-like unit (a digit or punctuation in it) weighs more
-                weight[u] = int(w if u.isalpha() else w * _FACT_UNIT)
-            total = [sum(map(weight.__getitem__, found)) for found in units]
-            self._coverage = _Coverage(slot, units, total, weight, holders)
+                weights.append(int(w if unit.isalpha() else w * _FACT_UNIT))
+            total = [sum(map(weights.__getitem__, mine)) for mine in units]
+            self._coverage = _Coverage(slot, ids, units, total, weights, held_by)
         return self._coverage
 
-    def _greedy(self, ranked: list[Candidate], chosen: list[Candidate], started: set[str],
+    def _greedy(self, ranked: Iterable[Candidate], chosen: list[Candidate], started: set[str],
                 remaining: int) -> int:
         """Take candidates in rank order while they fit; returns the room left."""
         misses = 0
@@ -1181,6 +1228,8 @@ class SummaryBuilder:
         """Items in order. Timeline lines merge into one line per date (per message when
         the conversation has no dates): one bullet, one citation, each speaker named where
         the turn changes."""
+        if not any(c.speaker for c in cands):  # no timeline line: an item per candidate
+            return tuple([c.item() for c in cands])
         out: list[SummaryItem] = []
         run: list[Candidate] = []
         sep = "" if self.language == "zh" else " "

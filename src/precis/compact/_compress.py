@@ -68,6 +68,7 @@ def compress(
     quality_floor: float = DEFAULT_QUALITY_FLOOR,
     analysis_config: AnalysisConfig | None = None,
     voter: TypeVoter | None = None,
+    note_style: bool | None = None,
 ) -> CompressionResult:
     """Compact ``conversation`` (see the module docs).
 
@@ -94,6 +95,8 @@ def compress(
         raise ConfigError(f"budget must be a positive whole number of tokens, not {budget!r}")
     if not 0.0 <= quality_floor <= 1.0:
         raise ConfigError(f"quality_floor must be between 0 and 1, not {quality_floor!r}")
+    if note_style is not None and not isinstance(note_style, bool):
+        raise ConfigError(f"note_style must be True, False or None, not {note_style!r}")
     tmpl = get_template(template)
     counter = get_counter(tokenizer) if isinstance(tokenizer, str) else tokenizer
     messages = conv.messages
@@ -102,7 +105,8 @@ def compress(
 
     t = time.perf_counter()
     sizes = counter.count_each(messages)
-    tokens_of = _list_tokens(messages, sizes, counter)
+    count = LineMemo(counter)  # the summary's text is counted after every round of a fill
+    tokens_of = _list_tokens(messages, sizes, count)
     priming = counter.overhead.reply_priming
     original = sum(sizes) + priming
     timings["count"] = time.perf_counter() - t
@@ -160,7 +164,6 @@ def compress(
 
     t = time.perf_counter()
     dates = DateFormatter(conv, language)
-    count = LineMemo(counter)  # the summary's text is counted after every round of a fill
     older_tokens = sum(sizes[i] for i in older)
     # what the summary may take: what the budget leaves, or the level's share of the older
     # messages (refined below for an earlier summary among them)
@@ -169,7 +172,8 @@ def compress(
     builder = SummaryBuilder(
         analysis, first, start, template=tmpl, preset=preset, language=language,
         count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
-        budgeted=budget is not None, terse=room < TERSE_ROOM * older_tokens)
+        budgeted=budget is not None,
+        terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
     if budget is not None:
         allowance = int(room) - _message_frame(counter)
     else:
@@ -246,7 +250,8 @@ def compress(
         if preset.keep_last > 0:  # the recent messages cannot be cut to fit: summarize all
             return compress(conv, level=level, budget=budget, template=tmpl, tokenizer=counter,
                             keep_last=0, quality_floor=quality_floor,
-                            analysis_config=analysis_config, voter=voter)
+                            analysis_config=analysis_config, voter=voter,
+                            note_style=note_style)
         raise ConfigError(
             f"budget {budget} is too small: the output takes at least {compressed} tokens")
     if budget is not None:
@@ -293,11 +298,12 @@ def _latest_timestamp(conv: Conversation) -> str | None:
 
 
 def _list_tokens(
-    messages: list[Message], sizes: list[int], counter: TokenCounter
+    messages: list[Message], sizes: list[int], counter: TokenCounter | LineMemo
 ) -> Callable[[list[Message]], int]:
     """``counter.count_messages`` for lists made mostly of the input ``messages`` (whose
     tokens are ``sizes``): a message equal to an input message takes its size (``repair``
-    returns equal copies that hold the same parts), only the others are counted."""
+    returns equal copies that hold the same parts), only the others are counted (by a
+    :class:`LineMemo`: the summary message from the lines the fill counted already)."""
     by_parts: dict[tuple[object, ...], list[int]] = {}
     for i, m in enumerate(messages):
         by_parts.setdefault((m.role, m.id, m.name, *map(id, m.parts)), []).append(i)

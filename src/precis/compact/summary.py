@@ -25,6 +25,9 @@ HEADER = re.compile(r"^\[precis (?:summary|摘要)")
 
 def cite(sources: Iterable[str]) -> str:
     """``[S3, S5, S9-S12]``: fragment ids in order, runs of consecutive ids as ranges."""
+    if type(sources) is tuple and len(sources) == 1:  # the most common: one fragment
+        only: str = sources[0]
+        return f"[S{int(only[1:])}]" if only[:1] == "S" and only[1:].isdigit() else f"[{only}]"
     numbers = sorted({int(s[1:]) for s in sources if s[:1] == "S" and s[1:].isdigit()})
     others = sorted({s for s in sources if not (s[:1] == "S" and s[1:].isdigit())})
     parts: list[str] = []

@@ -17,13 +17,16 @@ the text is cut only before such lines. A counter says whether this holds with
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from precis.tokens.base import TokenCounter
+from precis.model import Message
+from precis.tokens.base import TokenCounter, _message_cost
 
 __all__ = ["LineMemo"]
 
-_CUT = re.compile(r"(?<=\n)(?=[^\W_]|[-#\[*`(])")
+_CUT = re.compile(r"\n(?=[^\W_]|[-#\[*`(])")  # the line breaks the text is cut after
 _MIN_CHARS = 2000  # shorter texts are counted whole: cutting them saves nothing
+_COUNT_MESSAGES = TokenCounter.count_messages
 
 
 class LineMemo:
@@ -37,9 +40,32 @@ class LineMemo:
     def __call__(self, text: str) -> int:
         if not self._by_lines or len(text) < _MIN_CHARS:
             return self.counter.count(text)
-        pieces = _CUT.split(text)
+        pieces = _pieces(text)
         lines = self._lines
         new = [p for p in dict.fromkeys(pieces) if p not in lines]
         if new:
             lines.update(zip(new, self.counter.count_batch(new)))
         return sum(map(lines.__getitem__, pieces))
+
+    def count_messages(self, messages: Sequence[Message]) -> int:
+        """``counter.count_messages(messages)``, long texts summed from their remembered
+        lines (a summary message that was counted line by line while it was filled costs
+        little more). A counter with a ``count_messages`` of its own is asked itself."""
+        if not self._by_lines or type(self.counter).count_messages is not _COUNT_MESSAGES:
+            return self.counter.count_messages(messages)
+        overhead = self.counter.overhead
+        total = overhead.reply_priming
+        for index, message in enumerate(messages):
+            texts, fixed = _message_cost(message, overhead, f"message {index}")
+            total += fixed + sum(map(self, texts))
+        return total
+
+
+def _pieces(text: str) -> list[str]:
+    """``text`` cut after every line break that :data:`_CUT` matches, each piece keeping
+    its line break (splitting at the line breaks is faster than at empty matches)."""
+    pieces = _CUT.split(text)
+    last = pieces.pop()
+    pieces = [p + "\n" for p in pieces]
+    pieces.append(last)
+    return pieces
