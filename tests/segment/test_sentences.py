@@ -114,6 +114,14 @@ def test_inline_enumerations_are_not_cut_after_the_number() -> None:
     assert pieces("It was 2024. Then it ended.") == ["It was 2024.", "Then it ended."]
 
 
+def test_the_day_of_a_date_ends_a_sentence_as_any_word_does() -> None:
+    # "3." after a month name is a date's day, not an enumerator ("1. Tea 2. Coffee")
+    assert pieces("The release was on June 3. Then we shipped.") == [
+        "The release was on June 3.", "Then we shipped."]
+    assert pieces("Due sept 12. After that, rest.") == ["Due sept 12.", "After that, rest."]
+    assert pieces("Steps: 1. Install 2. Run. Done.") == ["Steps: 1. Install 2. Run.", "Done."]
+
+
 def test_dots_of_an_ellipsis_are_never_split_apart() -> None:
     assert pieces("I waited... Then it worked.") == ["I waited...", "Then it worked."]
     assert pieces("Hmm...") == ["Hmm..."]

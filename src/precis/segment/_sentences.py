@@ -94,6 +94,9 @@ ABBREVIATIONS = frozenset(
 also end sentences in everyday text (``no.``, ``sun.``, ``sat.``, ``est.``, ``sec.``, ``co.``)
 are left out on purpose."""
 
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun",
+           "jul", "aug", "sep", "sept", "oct", "nov", "dec")
 _CLOSERS = "\"'”’」』）)\\]】》〉›»"
 _CJK = "\u3000-\u9fff\uf900-\ufaff\uff00-\uffef"
 _STARTERS = "A-Z\u00c0-\u00d6\u00d8-\u00de\u0391-\u03a9\u0410-\u042f\"'“‘「『《（(【\\[*_`" + _CJK
@@ -119,7 +122,9 @@ def _not_abbreviation() -> str:
     checks = [rf"(?<!\b(?i:{'|'.join(words)})\.)" for _, words in sorted(by_length.items())]
     initials = r"(?<!\b[A-Z]\.)(?<!\b[A-Za-z]\.[A-Za-z]\.)"
     enumerators = r"(?<![^0-9.][0-9]\.)(?<![^0-9.][0-9]{2}\.)"  # "... 2. next item"
-    return "".join(checks) + initials + enumerators
+    # ... unless it is the day of a date ("on June 3. Then"): a month name comes before it
+    dates = "|".join(rf"(?<=\b(?i:{m}) [0-9]{{{w}}}\.)" for m in _MONTHS for w in (1, 2))
+    return "".join(checks) + initials + f"(?:{enumerators}|{dates})"
 
 
 @cache
