@@ -165,7 +165,7 @@ def test_pick_and_format_from_a_collection(tmp_path: Path,
     assert data["messages"][-1]["content"] == "好的，需要时随时叫我。"
     code, _, err = run(["compress", str(path)], capsys)
     assert code == 2
-    assert_one_line_error(err, "holds 2 conversations")
+    assert_one_line_error(err, "holds 2 conversations", "choose one with --pick N")
 
 
 def test_no_timings_output_is_identical_across_processes() -> None:

@@ -92,7 +92,7 @@ def compress_command(
     from precis.compact import compress
 
     collection = read_collection(file, format_name)
-    position = collection.resolve(pick)
+    position = collection.resolve(pick, option="--pick ")
     conversation = collection.conversations[position]
     result = compress(conversation, level=level, budget=budget, template=template,
                       tokenizer=tokenizer, keep_last=keep_last,

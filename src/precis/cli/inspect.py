@@ -288,7 +288,8 @@ def inspect_command(
             _print_listing(listing, limit)
         return
     report = inspect_report(
-        collection, collection.resolve(pick), list(tokenizers) or ["estimate"], explain
+        collection, collection.resolve(pick, option="--pick "),
+        list(tokenizers) or ["estimate"], explain,
     )
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))

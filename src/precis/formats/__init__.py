@@ -52,16 +52,18 @@ class Collection:
         """
         return self.conversations[self.resolve(selector)]
 
-    def resolve(self, selector: int | str | None) -> int:
-        """The 0-based index :meth:`pick` selects (raises :class:`SelectionError`)."""
+    def resolve(self, selector: int | str | None, *, option: str = "pick=") -> int:
+        """The 0-based index :meth:`pick` selects (raises :class:`SelectionError`).
+        ``option`` is how the caller's user gives a selector (``"--pick "`` on the
+        command line), for the error message."""
         convs = self.conversations
         if selector is None:
             if len(convs) == 1:
                 return 0
             ids = [c.id or str(i) for i, c in enumerate(convs[:5])]
             raise SelectionError(
-                f"holds {len(convs)} conversations; choose one with pick=N (0-based index) "
-                f"or pick=ID (e.g. {', '.join(ids)}{', ...' if len(convs) > 5 else ''}); "
+                f"holds {len(convs)} conversations; choose one with {option}N (0-based "
+                f"index) or {option}ID (e.g. {', '.join(ids)}{', ...' if len(convs) > 5 else ''}); "
                 "`precis inspect FILE` lists them",
                 where=self.source,
             )
