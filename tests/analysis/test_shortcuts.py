@@ -2,10 +2,11 @@
 
 Regexes that start with a cheap test of the character they must begin with, a prefix
 lookup by first character, shingle parts gathered in another order for a set, a hint that
-rules texts out before the change-cue search, one clause count instead of four and
-importance records shared between fragments with the same factors: each test states the
-plain rule (as the code read before) and checks the fast path against it on generated
-texts that hold the characters the shortcuts must survive.
+rules texts out before the change-cue search and one clause count instead of four: each
+test states the plain rule (as the code read before) and checks the fast path against it on
+generated texts that hold the characters the shortcuts must survive. Importance records
+shared between fragments with the same factors are checked against each fragment's own
+type, folding and thresholds.
 """
 
 from __future__ import annotations
