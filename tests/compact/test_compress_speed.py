@@ -173,19 +173,21 @@ def _builder(name: str) -> SummaryBuilder:
 def test_unit_weights_are_the_inverse_document_frequency(name: str) -> None:
     builder = _builder(name)
     cov = builder._coverage_index()
+    weight = dict(zip(cov.ids, cov.weights))
+    holders = {u: cov.held_by[n] for u, n in cov.ids.items()}
     units = [_units(c.text) if c.section != "log" else set() for c in builder.candidates]
     n = sum(1 for c in builder.candidates if c.section != "log") + 1
     df = Counter(u for found in units for u in found)
-    assert set(cov.weight) == set(df)
+    assert set(weight) == set(df)
     for u, d in df.items():
         w = 1000 * math.log((n + 1) / (d + 0.5)) / math.log(n + 1)
-        assert cov.weight[u] == int(w if u.isalpha() else w * 2.0)  # facts weigh twice
-        assert cov.holders[u] == [k for k, found in enumerate(units) if u in found]
-    assert cov.total == [sum(cov.weight[u] for u in found) for found in units]
+        assert weight[u] == int(w if u.isalpha() else w * 2.0)  # facts weigh twice
+        assert holders[u] == [k for k, found in enumerate(units) if u in found]
+    assert cov.total == [sum(weight[u] for u in found) for found in units]
     rare = [u for u, d in df.items() if d == 1 and u.isalpha()]
     common = [u for u, d in df.items() if d == max(df.values()) and u.isalpha()]
     if rare and common and max(df.values()) > 1:
-        assert cov.weight[rare[0]] > cov.weight[common[0]]
+        assert weight[rare[0]] > weight[common[0]]
 
 
 def _reference_order(builder: SummaryBuilder, free: list[Candidate], covered: set[str]
@@ -227,7 +229,7 @@ def test_ranking_is_the_plain_greedy_for_coverage(name: str) -> None:
     def key(c: Candidate) -> tuple[float, int]:
         return (-c.priority, -c.order)
 
-    ranked = builder._rank(key, present, {}, room=1)
+    ranked = list(builder._ranking(key, present, {}, room=1))
     pinned = sorted((c for c in builder.candidates
                      if c.section != "log" and c.priority >= 10.0), key=key)
     free = [c for c in builder.candidates if c.section != "log" and c.priority < 10.0]

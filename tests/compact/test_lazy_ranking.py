@@ -29,7 +29,8 @@ def _key(c: Candidate) -> tuple[float, int]:
 def test_a_ranking_read_in_parts_is_the_whole_ranking(name: str) -> None:
     builder = _builder(name)
     present = "the recent messages mention port 8080"
-    whole = builder._rank(_key, present, {}, room=1)  # room for none: the greedy decides
+    # room for none: the greedy decides the whole order
+    whole = list(builder._ranking(_key, present, {}, room=1))
     assert len(whole) == len(builder.candidates) > 3
     ranked = builder._ranking(_key, present, {}, room=1)
     first = list(islice(ranked, 3))  # the fill stops reading early ...
@@ -45,7 +46,7 @@ def test_a_ranking_where_all_fit_is_pinned_then_by_priority() -> None:
     builder = _builder("coding_en")
     ranked = list(builder._ranking(_key, "", {}, room=10**9))
     assert sorted(ranked, key=_key) == ranked  # no choice to make: by priority
-    assert ranked == builder._rank(_key, "", {}, room=10**9)
+    assert ranked == list(builder._ranking(_key, "", {}, room=10**9))
 
 
 def test_a_boosted_candidate_comes_right_after_the_pinned_ones() -> None:
@@ -56,7 +57,7 @@ def test_a_boosted_candidate_comes_right_after_the_pinned_ones() -> None:
     pinned = [c for c in builder.candidates if c.section != "log" and c.priority >= 10.0]
     ranked = list(builder._ranking(_key, "", {target.sources[0]: 6.0}, room=1))
     assert ranked[len(pinned)] is target
-    assert ranked == builder._rank(_key, "", {target.sources[0]: 6.0}, room=1)
+    assert ranked == list(builder._ranking(_key, "", {target.sources[0]: 6.0}, room=1))
 
 
 @pytest.mark.parametrize(("sources", "expected"), [

@@ -179,16 +179,6 @@ class _Coverage:
     weights: list[int]  # per unit number, its weight
     held_by: list[list[int]]  # per unit number, the positions of the candidates holding it
 
-    @property
-    def weight(self) -> dict[str, int]:
-        """Per unit, its weight."""
-        return dict(zip(self.ids, self.weights))
-
-    @property
-    def holders(self) -> dict[str, list[int]]:
-        """Per unit, the positions of the candidates holding it."""
-        return dict(zip(self.ids, self.held_by))
-
 
 class _Ranked:
     """Candidates in the order of the fill, worked out only as far as they are read (see
@@ -1065,11 +1055,6 @@ class SummaryBuilder:
                 break
             summary = self._summary(short, chosen)
         return summary, chosen
-
-    def _rank(self, key: Callable[[Candidate], tuple[float, int]], present: str,
-              boost: dict[str, float], room: int) -> list[Candidate]:
-        """The whole of :meth:`_ranking`, as a list."""
-        return list(self._ranking(key, present, boost, room))
 
     def _ranking(self, key: Callable[[Candidate], tuple[float, int]], present: str,
                  boost: dict[str, float], room: int) -> _Ranked:

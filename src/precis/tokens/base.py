@@ -91,15 +91,7 @@ class TokenCounter(ABC):
 
         Accepts any iterable of messages, a :class:`~precis.model.Conversation` included.
         """
-        texts: list[str] = []
-        fixed = self.overhead.reply_priming
-        for index, message in enumerate(messages):
-            message_texts, message_fixed = _message_cost(
-                message, self.overhead, f"message {index}"
-            )
-            texts.extend(message_texts)
-            fixed += message_fixed
-        return fixed + sum(self._count_all(texts))
+        return self.overhead.reply_priming + sum(self.count_each(messages))
 
     def count_each(self, messages: Iterable[Message]) -> list[int]:
         """``[count_message(m) for m in messages]``, every distinct text counted once (one
