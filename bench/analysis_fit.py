@@ -1,34 +1,41 @@
-"""Fit the type classifier's weight table (``weights`` in precis/analysis/cues.json) on DEV.
+"""Fit the type classifier's weight table (``weights`` in precis/analysis/cues.json).
 
 Reads the DEV half of the labelled set (odd lines of tests/data/analysis_eval/
-conversations_*.jsonl; the TEST half is never read), takes for every labelled fragment the
-features the classifier itself computes (``precis.analysis.classify.features_in_context``,
-on the predicted fragment that overlaps it most, as ``analysis_quality.py`` matches them),
-and fits ``feature -> {type: weight}`` by class-balanced multinomial logistic regression
-with an L2 penalty pulling every weight towards a hand-set prior (:data:`PRIORS`):
+conversations_*.jsonl; the TEST half is never read) and the training set
+(tests/data/analysis_train, written apart from it; ``--dev-only`` leaves it out), takes for
+every labelled fragment the features the classifier itself computes
+(``precis.analysis.classify.features_in_context``, on the predicted fragment that overlaps
+it most, as ``analysis_quality.py`` matches them), and fits ``feature -> {type: weight}`` by
+class-balanced multinomial logistic regression with an L2 penalty pulling every weight
+towards a hand-set prior (:data:`PRIORS`; 0 for words):
 
 * classes are weighted by 1/sqrt(frequency), so rare types count;
-* cues that fire in fewer than ``--min-conversations`` DEV conversations are left out of the
+* words: every unit of running text (``precis.analysis.cues.lexical_units``: a word, or a
+  pair of Chinese characters) found in at least ``--min-word-conversations`` and at most
+  ``--max-word-share`` of the conversations, without digits, is a candidate ``word.<unit>``
+  feature with its own penalty (``--no-words``: none);
+* cues that fire in fewer than ``--min-conversations`` conversations are left out of the
   training cue sums (phrases written while reading one conversation must not be trusted
   because of it; at use every cue counts);
 * weights under ``--drop`` in size are then removed and the rest refitted (a small table);
-* the penalty ``lambda`` is chosen by leave-one-conversation-out cross-validation on DEV
-  (macro-F1 of the held-out predictions; the two rules above are applied inside each
-  training fold, and the held-out conversation sees only the cues that also fire in
-  another DEV conversation, as a new conversation has no cues written for it; this
-  estimate has tracked the TEST figure): the largest penalty within one standard error
-  (bootstrap over conversations) of the best; ``--lam`` fixes it instead;
+* the two penalties (features, words) are chosen by cross-validation over ``--folds``
+  groups of conversations (macro-F1 of the held-out predictions; the rules above are
+  applied inside each training fold, and a held-out group sees only the cues that also
+  fire in another conversation, as a new conversation has no cues written for it): the
+  largest within one standard error (bootstrap over conversations) of the best;
+  ``--lam`` / ``--word-lam`` fix them instead;
 * context features depend on the answers for earlier fragments, so features are taken with
   the prior weights, the table fitted, features taken again with it and the table refitted.
 
 The result depends only on the data, the cue phrases and the priors (not on the weights in
-cues.json now): the script is deterministic. It prints the cross-validation, the DEV
-figures and how the table would change; ``--write`` stores the weights (and the
-``_weights_doc`` saying how they were made) in cues.json. ``--importance`` also fits the
-importance settings of precis/analysis/config.py (see "importance" below) and prints them
-with their held-out figures.
+cues.json now): the script is deterministic. It prints the cross-validation, the figures and
+how the table would change; ``--write`` stores the weights (and the ``_weights_doc`` saying
+how they were made) in cues.json. ``--importance`` also fits the importance settings of
+precis/analysis/config.py (see "importance" below) and prints them with their held-out
+figures.
 
-    python bench/analysis_fit.py [--lam L] [--report] [--importance] [--write]
+    python bench/analysis_fit.py [--lam L] [--word-lam L] [--no-words] [--dev-only]
+                                 [--jobs N] [--report] [--importance] [--write]
 
 Needs numpy (the ``bench`` extra).
 """
@@ -42,6 +49,7 @@ import sys
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -50,7 +58,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
-from analysis_quality import EVAL, Gold, build, load_jsonl, predict, prf
+from analysis_quality import EVAL, TRAIN, Gold, build, load_jsonl, predict, prf
 from precis.analysis import (
     AnalysisConfig,
     CueTable,
@@ -58,7 +66,14 @@ from precis.analysis import (
     consolidate,
     score_importance,
 )
-from precis.analysis.classify import PRIORITY, Features, cue_sum_features, features_in_context
+from precis.analysis.classify import (
+    PRIORITY,
+    SCAN_CHARS,
+    Features,
+    cue_sum_features,
+    features_in_context,
+)
+from precis.analysis.cues import LEXICAL_PREFIX, lexical_units, words
 from precis.analysis.model import FRAGMENT_TYPES
 
 CUES_JSON = Path(precis.__file__).resolve().parent / "analysis" / "cues.json"
@@ -66,11 +81,15 @@ ROLES = ("system", "user", "assistant", "tool", "other")
 # Columns of the weight matrix in tie order: argmax picks the first of equal scores, as the
 # classifier does (PRIORITY), so DEV predictions here equal the classifier's.
 TYPES: tuple[str, ...] = PRIORITY
-LAMBDAS = (0.001, 0.003, 0.01, 0.03, 0.1)
-FIRST_LAMBDA = 0.01  # the penalty of round 1 (see main)
+LAMBDAS = (0.001, 0.003, 0.01, 0.03)  # on the structure, cue and context features
+WORD_LAMBDAS = (0.0003, 0.001)  # on the words
+FIRST_LAMBDA = 0.01  # the penalty of round 1 (see main), words included
 BOOTSTRAP = 200  # resamples for the standard error of a held-out macro-F1
-DROP = 0.3
+DROP = 0.15
 MIN_CONVERSATIONS = 2
+MIN_WORD_CONVERSATIONS = 3
+MAX_WORD_SHARE = 0.25
+FOLDS = 10
 DECIMALS = 3
 
 # -- hand-set priors ------------------------------------------------------------------------
@@ -167,6 +186,46 @@ def dev_lines() -> list[dict[str, Any]]:
     return out
 
 
+def train_lines() -> list[dict[str, Any]]:
+    """Every conversation of the training set (tests/data/analysis_train), which was
+    written apart from the evaluation set and is used only for fitting."""
+    out: list[dict[str, Any]] = []
+    for path in sorted(TRAIN.glob("conversations_*.jsonl")):
+        out += load_jsonl(path)
+    return out
+
+
+def lexicon_candidates(lines: Sequence[dict[str, Any]], min_conversations: int,
+                       max_share: float = 1.0) -> list[str]:
+    """The units (:func:`precis.analysis.cues.lexical_units`) of the running text of
+    ``lines`` that occur in at least ``min_conversations`` conversations and in at most
+    ``max_share`` of them (a word found everywhere, "the", says more about a sentence's
+    length than its kind), without those holding a digit (numbers are structure, not
+    vocabulary)."""
+    seen: Counter[str] = Counter()
+    for line in lines:
+        units: set[str] = set()
+        for message in line["messages"]:
+            for fragment in message["fragments"]:
+                low = fragment["text"].strip()[:SCAN_CHARS].lower().replace("\u2019", "'")
+                if low.startswith(("```", "~~~")):
+                    continue
+                units.update(lexical_units(low, words(low)))
+        seen.update(units)
+    most = max_share * len(lines)
+    return sorted(u for u, k in seen.items()
+                  if min_conversations <= k <= most and not any(c.isdigit() for c in u))
+
+
+def with_lexicon(weights: Mapping[str, Mapping[str, float]],
+                 lexicon: Iterable[str]) -> dict[str, dict[str, float]]:
+    """``weights`` plus an empty row for every unit of ``lexicon`` that has none: the
+    classifier then reports those units as features, so a fit can weigh them."""
+    out = {LEXICAL_PREFIX + unit: {} for unit in lexicon}
+    out.update({f: dict(r) for f, r in weights.items()})
+    return out
+
+
 def examples(lines: Sequence[dict[str, Any]], table: CueTable) -> list[Example]:
     """Every labelled fragment of ``lines`` with the features of the predicted fragment that
     overlaps it most (the match ``analysis_quality.py`` scores)."""
@@ -252,9 +311,11 @@ def class_weights(y: np.ndarray, n_types: int) -> np.ndarray:
 
 
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, sample: np.ndarray,
-              prior: np.ndarray, mask: np.ndarray, lam: float) -> tuple[float, np.ndarray]:
+              prior: np.ndarray, mask: np.ndarray, lam: float | np.ndarray
+              ) -> tuple[float, np.ndarray]:
     """Weighted mean cross-entropy + lam * ||mask * (w - prior)||^2 and its gradient (over
-    the entries of ``mask``; the others are fixed at 0)."""
+    the entries of ``mask``; the others are fixed at 0). ``lam`` is one number or one per
+    column (shape ``(columns, 1)``)."""
     n = len(y)
     scores = x @ w
     scores -= scores.max(axis=1, keepdims=True)
@@ -263,7 +324,7 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, sample: np.ndarray,
     rows = np.arange(n)
     loss = -(sample * np.log(prob[rows, y] + 1e-300)).sum() / n
     diff = (w - prior) * mask
-    loss += lam * float((diff * diff).sum())
+    loss += float((lam * diff * diff).sum())
     resid = prob
     resid[rows, y] -= 1.0
     grad = x.T @ (resid * sample[:, None]) / n + 2.0 * lam * diff
@@ -322,9 +383,25 @@ def lbfgs(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray,
     return x
 
 
-def fit(p: Problem, lam: float, drop: float = DROP) -> np.ndarray:
+@dataclass(frozen=True, order=True)
+class Penalty:
+    """The L2 penalties: on the structure, cue and context features, and on the words."""
+
+    structure: float
+    words: float
+
+    def __str__(self) -> str:
+        return f"{self.structure:g} / {self.words:g}"
+
+    def per_column(self, columns: Sequence[str]) -> np.ndarray:
+        return np.array([[self.words if c.startswith(LEXICAL_PREFIX) else self.structure]
+                         for c in columns])
+
+
+def fit(p: Problem, penalty: Penalty, drop: float = DROP) -> np.ndarray:
     """Weights (columns x types): fit every entry, remove those under ``drop`` in size,
     refit the rest."""
+    lam = penalty.per_column(p.columns)
     sample = class_weights(p.y, len(TYPES))
     mask = np.ones_like(p.prior)
     w = lbfgs(lambda v: objective(v, p.x, p.y, sample, p.prior, mask, lam), p.prior.copy())
@@ -348,7 +425,7 @@ def macro_f1(gold: Sequence[str], pred: Sequence[str]) -> float:
     return prf(golds, preds)[1]
 
 
-def fit_examples(data: Sequence[Example], lam: float, drop: float,
+def fit_examples(data: Sequence[Example], lam: Penalty, drop: float,
                  min_conversations: int) -> tuple[list[str], np.ndarray]:
     """Columns and weights fitted on ``data`` (the trusted-cue rule applied to it)."""
     trusted = trusted_cues(data, min_conversations)
@@ -357,19 +434,22 @@ def fit_examples(data: Sequence[Example], lam: float, drop: float,
     return p.columns, fit(p, lam, drop)
 
 
-def cross_validate(data: Sequence[Example], lam: float, drop: float,
-                   min_conversations: int) -> list[str]:
-    """Leave-one-conversation-out predictions for every example (in order).
+def cross_validate(data: Sequence[Example], lam: Penalty, drop: float,
+                   min_conversations: int, folds: int = FOLDS) -> list[str]:
+    """Held-out predictions for every example (in order): the conversations are dealt
+    into ``folds`` groups in turn (one conversation per group when there are no more
+    than ``folds``: leave one conversation out).
 
-    Each conversation is predicted by weights fitted on the others. It sees only the cues
-    that also fire in another DEV conversation: a cue that fires in no other was most
-    likely written while reading this one, and a new conversation (TEST, real use) would
-    not have its own tailor-made cues."""
+    Each group is predicted by weights fitted on the others. It sees only the cues that
+    also fire in another conversation: a cue that fires in no other was most likely
+    written while reading this one, and a new conversation (TEST, real use) would not
+    have its own tailor-made cues."""
     pred: list[str] = [""] * len(data)
     convs = list(dict.fromkeys(ex.conv for ex in data))
-    for held in convs:
-        train = [ex for ex in data if ex.conv != held]
-        test = [i for i, ex in enumerate(data) if ex.conv == held]
+    group = {c: i % folds for i, c in enumerate(convs)}
+    for held in sorted(set(group.values())):
+        train = [ex for ex in data if group[ex.conv] != held]
+        test = [i for i, ex in enumerate(data) if group[ex.conv] == held]
         columns, w = fit_examples(train, lam, drop, min_conversations)
         seen = trusted_cues(train, 1)
         x = matrix([row_values(data[i].features, seen) for i in test], columns)
@@ -457,21 +537,29 @@ def replace_weights(text: str, doc: Sequence[str],
     return render(data, doc, weights)
 
 
-def weights_doc(lam: float, drop: float, min_conversations: int, cv: float,
-                n: int, n_conv: int) -> list[str]:
+def weights_doc(lam: Penalty, drop: float, min_conversations: int, cv: float, n: int,
+                n_dev: int, n_train: int, min_word_conversations: int, groups: int
+                ) -> list[str]:
     """``_weights_doc`` of cues.json: how the table was made, wrapped to short lines."""
+    source = (f"the DEV half (odd lines) of tests/data/analysis_eval ({n_dev} conversations)"
+              + (f" and the training set tests/data/analysis_train ({n_train} "
+                 "conversations)" if n_train else "")
+              + f", {n} fragments, never TEST")
+    words = (f"; lexical features (word.<unit>: a word, or a pair of Chinese characters, "
+             f"found in at least {min_word_conversations} of these conversations)"
+             if min_word_conversations else "")
     text = (
-        f"Made by bench/analysis_fit.py from the DEV half (odd lines) of "
-        f"tests/data/analysis_eval only ({n} fragments, {n_conv} conversations), never "
-        f"TEST: multinomial logistic regression over the features of "
-        f"precis.analysis.classify, classes weighted by 1/sqrt(frequency), an L2 penalty "
-        f"pulling every weight towards the hand-set prior of analysis_fit.PRIORS; cues "
-        f"that fire in fewer than {min_conversations} DEV conversations left out of the "
-        f"training cue sums; weights under {drop:g} dropped and the rest refitted. Penalty "
-        f"{lam:g}: the largest within one standard error of the best in "
-        f"leave-one-conversation-out cross-validation on DEV (macro-F1 of the held-out "
-        f"predictions under the same rules, each held-out conversation seeing only the cues "
-        f"that also fire in another DEV conversation: {cv:.3f})."
+        f"Made by bench/analysis_fit.py from {source}: multinomial logistic regression "
+        f"over the features of precis.analysis.classify{words}, classes weighted by "
+        f"1/sqrt(frequency), an L2 penalty pulling every weight towards the hand-set prior "
+        f"of analysis_fit.PRIORS (0 for words); cues that fire in fewer than "
+        f"{min_conversations} conversations left out of the training cue sums; weights "
+        f"under {drop:g} dropped and the rest refitted. Penalties {lam.structure:g} "
+        f"(features) and {lam.words:g} (words): the largest within one standard error of "
+        f"the best in cross-validation over {groups} groups "
+        f"of conversations (macro-F1 of the held-out predictions under the same rules, "
+        f"each held-out group seeing only the cues that also fire in another "
+        f"conversation: {cv:.3f})."
     )
     return textwrap.wrap(text, 88)
 
@@ -710,14 +798,18 @@ def bootstrap_se(data: Sequence[Example], pred: Sequence[str], rounds: int = BOO
     return float(np.std(values, ddof=1))
 
 
-def select_lambda(data: Sequence[Example], lambdas: Iterable[float], drop: float,
-                  min_conversations: int) -> tuple[float, dict[float, float], float]:
+def select_lambda(data: Sequence[Example], lambdas: Iterable[Penalty], drop: float,
+                  min_conversations: int, folds: int = FOLDS, jobs: int = 1
+                  ) -> tuple[Penalty, dict[Penalty, float], float]:
     """The largest penalty whose cross-validated macro-F1 is within one standard error of
     the best (the one-standard-error rule: among settings the data cannot tell apart, the
-    one that moves the weights least from the priors). Returns it, the scores and the
-    standard error of the best."""
+    one that moves the weights least from the priors; the structure's penalty first, then
+    the words'). Returns it, the scores and the standard error of the best."""
     gold = [ex.gold for ex in data]
-    preds = {lam: cross_validate(data, lam, drop, min_conversations) for lam in lambdas}
+    with ProcessPoolExecutor(jobs) as pool:  # (the results do not depend on jobs)
+        runs = {lam: pool.submit(cross_validate, data, lam, drop, min_conversations, folds)
+                for lam in lambdas}
+        preds = {lam: run.result() for lam, run in runs.items()}
     scores = {lam: macro_f1(gold, pred) for lam, pred in preds.items()}
     best = max(scores, key=lambda lam: (round(scores[lam], 6), lam))
     se = bootstrap_se(data, preds[best])
@@ -728,57 +820,96 @@ def select_lambda(data: Sequence[Example], lambdas: Iterable[float], drop: float
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--lam", type=float, default=None,
-                    help="the L2 penalty (default: chosen by cross-validation on DEV "
-                         f"among {', '.join(map(str, LAMBDAS))})")
+                    help="the L2 penalty on the structure, cue and context features "
+                         "(default: chosen by cross-validation among "
+                         f"{', '.join(map(str, LAMBDAS))})")
+    ap.add_argument("--word-lam", type=float, default=None,
+                    help="the L2 penalty on the words (default: chosen by "
+                         f"cross-validation among {', '.join(map(str, WORD_LAMBDAS))})")
     ap.add_argument("--drop", type=float, default=DROP,
                     help=f"remove weights smaller than this and refit (default {DROP})")
     ap.add_argument("--min-conversations", type=int, default=MIN_CONVERSATIONS,
-                    help="train on the cues that fire in at least this many DEV "
+                    help="train on the cues that fire in at least this many "
                          f"conversations (default {MIN_CONVERSATIONS})")
+    ap.add_argument("--dev-only", action="store_true",
+                    help="fit on the DEV half alone, without tests/data/analysis_train")
+    ap.add_argument("--no-words", action="store_true",
+                    help="no lexical features (word.<unit> rows)")
+    ap.add_argument("--min-word-conversations", type=int, default=MIN_WORD_CONVERSATIONS,
+                    help="a word (or Chinese character pair) is a candidate feature when "
+                         "it occurs in at least this many conversations (default "
+                         f"{MIN_WORD_CONVERSATIONS})")
+    ap.add_argument("--max-word-share", type=float, default=MAX_WORD_SHARE,
+                    help="leave out words found in more than this share of the "
+                         f"conversations (default {MAX_WORD_SHARE:g})")
+    ap.add_argument("--folds", type=int, default=FOLDS,
+                    help=f"cross-validation groups of conversations (default {FOLDS})")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="cross-validate this many penalties at once (processes)")
     ap.add_argument("--report", action="store_true",
-                    help="per-type DEV figures and confusions (in sample and held out)")
+                    help="per-type figures and confusions (in sample and held out)")
     ap.add_argument("--importance", action="store_true",
                     help="also fit the importance defaults (printed, for config.py)")
     ap.add_argument("--write", action="store_true", help="store the weights in cues.json")
     args = ap.parse_args(argv)
 
-    lines = dev_lines()
+    dev = dev_lines()
+    train = [] if args.dev_only else train_lines()
+    lines = dev + train
+    lexicon = ([] if args.no_words
+               else lexicon_candidates(lines, args.min_word_conversations,
+                                       args.max_word_share))
     # round 1: features with the prior weights; round 2: with the weights of round 1 (the
     # context of a fragment depends on the answers for the earlier ones)
-    data = examples(lines, table_with({f: dict(r) for f, r in PRIORS.items()}))
-    columns, w = fit_examples(data, args.lam or FIRST_LAMBDA, args.drop,
-                              args.min_conversations)
-    data = examples(lines, table_with(weight_table(columns, w)))
-    lam = args.lam
-    if lam is None:
-        lam, scores, se = select_lambda(data, LAMBDAS, args.drop, args.min_conversations)
-        print("held-out macro-F1 by penalty: "
-              + ", ".join(f"{k:g}: {v:.3f}" for k, v in scores.items())
-              + f" (standard error {se:.3f}) -> {lam:g}")
+    data = examples(lines, table_with(with_lexicon(PRIORS, lexicon)))
+    first = Penalty(args.lam or FIRST_LAMBDA, args.word_lam or FIRST_LAMBDA)
+    columns, w = fit_examples(data, first, args.drop, args.min_conversations)
+    data = examples(lines, table_with(with_lexicon(weight_table(columns, w), lexicon)))
+    grid = [Penalty(a, b) for a in ([args.lam] if args.lam else LAMBDAS)
+            for b in ([args.word_lam] if args.word_lam or not lexicon else WORD_LAMBDAS)]
+    if len(grid) > 1:
+        lam, scores, se = select_lambda(data, grid, args.drop, args.min_conversations,
+                                        args.folds, args.jobs)
+        print("held-out macro-F1 by penalty (structure / words): "
+              + ", ".join(f"{k}: {v:.3f}" for k, v in scores.items())
+              + f" (standard error {se:.3f}) -> {lam}")
+    else:
+        lam = grid[0]
     columns, w = fit_examples(data, lam, args.drop, args.min_conversations)
     new = weight_table(columns, w)
     gold = [ex.gold for ex in data]
-    held_out = cross_validate(data, lam, args.drop, args.min_conversations)
+    held_out = cross_validate(data, lam, args.drop, args.min_conversations, args.folds)
     cv = macro_f1(gold, held_out)
     final = examples(lines, table_with(new))  # the classifier's own answers with the table
     in_sample = [ex.features.answer.type for ex in final]
-    print(f"DEV: {len(data)} fragments, {len(lines)} conversations; penalty {lam:g}; "
-          f"macro-F1 in sample {macro_f1([ex.gold for ex in final], in_sample):.3f}, "
-          f"held out (leave one conversation out) {cv:.3f}; {sum(map(len, new.values()))} "
-          "weights")
+    n_words = sum(1 for f in new if f.startswith(LEXICAL_PREFIX))
+    print(f"fitted on {len(data)} fragments, {len(lines)} conversations ({len(dev)} DEV, "
+          f"{len(train)} training); {len(lexicon)} candidate words, {n_words} kept; "
+          f"penalty {lam}; macro-F1 in sample "
+          f"{macro_f1([ex.gold for ex in final], in_sample):.3f}, held out "
+          f"({min(args.folds, len(lines))} groups of conversations) {cv:.3f}; "
+          f"{sum(map(len, new.values()))} weights")
+    dev_ids = {line["id"] for line in dev}
+    on_dev = [k for k, ex in enumerate(data) if ex.conv in dev_ids]
+    dev_cv = macro_f1([gold[k] for k in on_dev], [held_out[k] for k in on_dev])
+    print(f"  the DEV conversations alone, held out: {dev_cv:.3f}")
     if args.report:
-        report([ex.gold for ex in final], in_sample, "DEV in sample:")
-        report(gold, held_out, "DEV held out (leave one conversation out):")
+        report([ex.gold for ex in final], in_sample, "in sample:")
+        report(gold, held_out, "held out:")
     if args.importance:
         importance_fit(lines, final, held_out, table_with(new))
     text = CUES_JSON.read_text("utf-8")
     old = json.loads(text).get("weights", {})
     changes = diff(old, new)
-    print(f"{len(changes)} weight(s) differ from cues.json" + (":" if changes else ""))
-    for change in changes:
-        print("  " + change)
+    print(f"{len(changes)} weight(s) differ from cues.json" + (":" if changes and
+                                                              len(changes) <= 200 else ""))
+    if len(changes) <= 200:
+        for change in changes:
+            print("  " + change)
     if args.write:
-        doc = weights_doc(lam, args.drop, args.min_conversations, cv, len(data), len(lines))
+        doc = weights_doc(lam, args.drop, args.min_conversations, cv, len(data), len(dev),
+                          len(train), args.min_word_conversations if lexicon else 0,
+                          min(args.folds, len(lines)))
         CUES_JSON.write_text(replace_weights(text, doc, new), "utf-8")
         print(f"wrote {CUES_JSON}")
 

@@ -5,7 +5,9 @@ maps every gold fragment to the predicted fragment that overlaps it most, and re
 per-type precision / recall / F1 and macro-F1 of the type classifier, HIGH / MEDIUM / LOW
 accuracy and HIGH recall, duplicate-pair precision / recall, and chain detection accuracy.
 Figures are given for the DEV half (odd lines, the half rules may be studied on), the TEST
-half (even lines) and ALL.
+half (even lines) and ALL. A second annotator's labels of the same fragments
+(``second_annotator_*.jsonl``, made without seeing the first) are scored the same way: how
+far two careful readers agree, a reference for the classifier's figures.
 
     python bench/analysis_quality.py [--json OUT]
 """
@@ -26,6 +28,7 @@ from precis.analysis import analyze
 from precis.analysis.model import FRAGMENT_TYPES
 
 EVAL = ROOT / "tests" / "data" / "analysis_eval"
+TRAIN = ROOT / "tests" / "data" / "analysis_train"  # fitting only (bench/analysis_fit.py)
 LEVELS = ("HIGH", "MEDIUM", "LOW")
 
 
@@ -222,7 +225,32 @@ def main() -> None:
     print_table(["split", "lang", "n", "macro-F1", "level acc", "HIGH rec", "HIGH->LOW",
                  "dup P", "dup R", "chain exact", "chain linked"], summary_rows,
                 title="analysis quality")
+    second = second_annotator()
+    if second:
+        rows = []
+        for split in ("DEV", "TEST", "ALL"):
+            sel = [g for g in golds if split == "ALL" or g.split == split]
+            macro = prf(sel, second)[1]
+            lv = levels(sel, second)
+            report[f"second_annotator/{split}"] = {"macro_f1": macro, "levels": lv}
+            rows.append([split, len(sel), macro, lv["accuracy"], lv["HIGH_recall"],
+                         lv["HIGH_judged_LOW"]])
+        print()
+        print_table(["split", "n", "macro-F1", "level acc", "HIGH rec", "HIGH->LOW"], rows,
+                    title="a second annotator against the gold labels (agreement)")
     write_json(args.json, report)
+
+
+def second_annotator() -> dict[str, dict[str, Any]]:
+    """The second annotator's ``{fragment id: {"type", "level"}}`` (empty without the
+    files)."""
+    out: dict[str, dict[str, Any]] = {}
+    for lang in ("en", "zh"):
+        path = EVAL / f"second_annotator_{lang}.jsonl"
+        if path.exists():
+            for row in load_jsonl(path):
+                out[row["id"]] = {"type": row["type"], "level": row["importance"]}
+    return out
 
 
 if __name__ == "__main__":

@@ -56,3 +56,43 @@ def test_pairs_and_chains_point_at_labelled_fragments(fragments: dict[str, dict]
     for chain in chains:
         assert len(chain["fragments"]) >= 2
         assert all(f in fragments for f in chain["fragments"])
+
+
+def test_the_second_annotator_labels_every_fragment_once(fragments: dict[str, dict]) -> None:
+    rows = _jsonl("second_annotator_en.jsonl") + _jsonl("second_annotator_zh.jsonl")
+    ids = [r["id"] for r in rows]
+    assert sorted(ids) == sorted(fragments)
+    assert {r["type"] for r in rows} <= set(FRAGMENT_TYPES)
+    assert {r["importance"] for r in rows} <= {"HIGH", "MEDIUM", "LOW"}
+
+
+TRAIN = EVAL.parent / "analysis_train"
+
+
+def test_the_training_set_is_well_formed_and_covers_every_type() -> None:
+    seen: set[str] = set()
+    types: Counter[str] = Counter()
+    files = sorted(TRAIN.glob("conversations_*.jsonl"))
+    assert files
+    for path in files:
+        for k, x in enumerate(path.read_text("utf-8").splitlines(), 1):
+            if not x.strip():
+                continue
+            conv = json.loads(x)
+            where = f"{path.name}:{k}"
+            assert conv["lang"] in {"en", "zh"}, where
+            assert conv["domain"] in {"coding", "data", "product", "support"}, where
+            assert conv["id"] not in seen, where
+            seen.add(conv["id"])
+            n = 0
+            for msg in conv["messages"]:
+                assert msg["role"] in {"user", "assistant", "system", "tool"}, where
+                for frag in msg["fragments"]:
+                    n += 1
+                    assert frag["id"] == f"{conv['id']}-f{n}", where
+                    assert frag["text"].strip(), where
+                    assert frag["importance"] in {"HIGH", "MEDIUM", "LOW"}, where
+                    assert isinstance(frag.get("after", ""), str), where
+                    types[frag["type"]] += 1
+    assert set(types) == set(FRAGMENT_TYPES)
+    assert min(types.values()) >= 50

@@ -65,17 +65,29 @@ def test_fit_learns_a_separable_problem_and_a_huge_penalty_keeps_the_prior() -> 
     rows = [{"role.user": 1.0, "x.a": 1.0}] * 6 + [{"role.user": 1.0, "x.b": 1.0}] * 6
     labels = ["goal"] * 6 + ["todo"] * 6
     p = problem(rows, labels)
-    w = fit_mod.fit(p, lam=0.001, drop=0.0)
+    w = fit_mod.fit(p, fit_mod.Penalty(0.001, 0.001), drop=0.0)
     x = fit_mod.matrix(rows, p.columns)
     assert fit_mod.predict_types(x, w) == labels
-    stiff = fit_mod.fit(p, lam=1e6, drop=0.0)
+    stiff = fit_mod.fit(p, fit_mod.Penalty(1e6, 1e6), drop=0.0)
     assert np.allclose(stiff, p.prior, atol=1e-3)  # the data cannot move the weights
+
+
+def test_the_words_have_their_own_penalty() -> None:
+    # "x.a" and "word.a" say the same; a huge penalty on one kind holds it at its prior (0)
+    rows = [{"role.user": 1.0, "x.a": 1.0, "word.a": 1.0}] * 6 + [{"role.user": 1.0}] * 6
+    p = problem(rows, ["goal"] * 6 + ["todo"] * 6)
+    x_col, word_col = p.columns.index("x.a"), p.columns.index("word.a")
+    w = fit_mod.fit(p, fit_mod.Penalty(0.001, 1e6), drop=0.0)
+    assert np.allclose(w[word_col], 0.0, atol=1e-3) and np.abs(w[x_col]).max() > 0.5
+    w = fit_mod.fit(p, fit_mod.Penalty(1e6, 0.001), drop=0.0)
+    assert np.allclose(w[x_col], p.prior[x_col], atol=1e-3)
+    assert np.abs(w[word_col]).max() > 0.5
 
 
 def test_dropped_weights_are_exactly_zero() -> None:
     rows = [{"role.user": 1.0, "x.a": 1.0}] * 5 + [{"role.user": 1.0}] * 5
     p = problem(rows, ["goal"] * 5 + ["fact"] * 5)
-    w = fit_mod.fit(p, lam=0.01, drop=0.3)
+    w = fit_mod.fit(p, fit_mod.Penalty(0.01, 0.01), drop=0.3)
     assert (np.abs(w) > 0).any()
     small = (np.abs(w) > 0) & (np.abs(w) < 0.3)
     assert not small.any()
@@ -216,3 +228,43 @@ def test_level_thresholds_keep_the_high_examples_high() -> None:
     assert figures["HIGH_recall"] >= fit_mod.HIGH_RECALL
     assert figures["HIGH_judged_LOW"] <= fit_mod.HIGH_AS_LOW
     assert params[-2] <= params[-1]  # medium <= high
+
+
+def test_the_training_set_is_apart_from_the_evaluation_set() -> None:
+    train = fit_mod.train_lines()
+    evaluation = set()
+    for lang in ("en", "zh"):
+        evaluation |= {json.loads(x)["id"] for x in (EVAL / f"conversations_{lang}.jsonl")
+                       .read_text("utf-8").splitlines() if x.strip()}
+    ids = [line["id"] for line in train]
+    assert ids and len(ids) == len(set(ids))
+    assert not set(ids) & evaluation
+    texts = {f["text"] for line in train for m in line["messages"] for f in m["fragments"]}
+    for lang in ("en", "zh"):  # no fragment of the evaluation set copied into it
+        for x in (EVAL / f"conversations_{lang}.jsonl").read_text("utf-8").splitlines():
+            if x.strip():
+                for m in json.loads(x)["messages"]:
+                    for f in m["fragments"]:
+                        assert len(f["text"]) < 40 or f["text"] not in texts
+
+
+def conversation(cid: str, *texts: str) -> dict[str, object]:
+    return {"id": cid, "messages": [{"role": "user", "fragments": [
+        {"id": f"{cid}-f{i}", "text": t} for i, t in enumerate(texts, 1)]}]}
+
+
+def test_lexicon_candidates_need_enough_conversations_and_no_digits() -> None:
+    lines = [conversation("a", "Keep Redis.", "```\nredis x\n```"),
+             conversation("b", "keep redis 7", "方案一"),
+             conversation("c", "We keep it.", "方案二")]
+    # keep: a, b, c; redis: a, b (the fenced block is not running text); 7: digits;
+    # 方案: b, c
+    assert fit_mod.lexicon_candidates(lines, 3) == ["keep"]
+    assert fit_mod.lexicon_candidates(lines, 2) == ["keep", "redis", "方案"]
+
+
+def test_with_lexicon_adds_empty_rows_and_keeps_fitted_ones() -> None:
+    rows = fit_mod.with_lexicon({"word.keep": {"decision": 1.5}, "role.user": {"goal": 1}},
+                                ["keep", "redis"])
+    assert rows == {"word.keep": {"decision": 1.5}, "word.redis": {},
+                    "role.user": {"goal": 1}}

@@ -18,11 +18,16 @@ the highest total wins (exact ties go to the type earlier in :data:`PRIORITY`). 
 * context, from :func:`classify_all`: a list item after the line that introduces it
   ("Plan:", "有三个方案："), a user's reply to an assistant question that makes a choice
   ("Drop them."), the assistant's sentences after an error or a tool result, the first user
-  message, a user's reply (``context:...``).
+  message, a user's reply (``context:...``);
+* words of running text: every word (or pair of adjacent Chinese characters) that has a
+  ``word.<unit>`` row in the weight table (:func:`~precis.analysis.cues.lexical_units`);
+  the evidence names the :data:`_SHOWN_WORDS` that vote most for the winner
+  (``word:because``).
 
 The weight table (``weights`` in ``cues.json``, ``feature -> {type: weight}``) is data: it
 was fitted on the DEV half of the labelled set by regularised logistic regression around
-hand-set starting weights, and a user can override any entry. ``confidence`` is the softmax
+hand-set starting weights (``bench/analysis_fit.py`` refits it, also from a training set
+and with words; never from TEST), and a user can override any entry. ``confidence`` is the softmax
 probability of the winner over the eleven types. ``tags`` are the secondary labels of seed
 000: up to two content classes (``technical_specification``, ``code_implementation``,
 ``error_information``, ``user_interaction``, ``workflow_status``, ``documentation``), a
@@ -52,7 +57,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import NamedTuple, Protocol, runtime_checkable
 
-from precis.analysis.cues import CueTable, words
+from precis.analysis.cues import LEXICAL_PREFIX, CueTable, lexical_units, words
 from precis.analysis.model import FRAGMENT_TYPES, Classification, FragmentType
 from precis.errors import ConfigError
 from precis.segment.model import Fragment
@@ -449,8 +454,14 @@ def _features(
         keys = _CUE_KEYS[role]
         for target, total in _cue_totals(hits).items():
             ev.append((keys[target], total, ""))
-    if not block and ctx is not _SOLO and ctx != _SOLO:
-        _context_features(ctx, role, low, tokens, table, ev)
+    if not block:
+        if ctx is not _SOLO and ctx != _SOLO:
+            _context_features(ctx, role, low, tokens, table, ev)
+        lexicon = table.lexicon
+        if lexicon:
+            found = lexicon.intersection(lexical_units(low, tokens))
+            if found:
+                ev += [(LEXICAL_PREFIX + unit, 1.0, "") for unit in sorted(found)]
     return ev, hits, tag_scores
 
 
@@ -549,10 +560,13 @@ class _Model(NamedTuple):
     """A weight table compiled for scoring: ``rows`` maps a feature to its votes
     ``((type, weight), ...)``; a cue sum's row already adds the speaker's correction
     (``cue_sum.goal`` + ``cue_sum.goal.user`` under ``cue_sum.goal@user``); ``start``
-    holds the speaker features' votes as dicts (every score starts from one)."""
+    holds the speaker features' votes as dicts (every score starts from one); ``support``
+    maps a type to the lexical features that vote for it and their weights (to name the
+    strongest in the evidence)."""
 
     rows: dict[str, tuple[tuple[str, float], ...]]
     start: dict[str, dict[str, float]]
+    support: dict[str, dict[str, float]]
 
 
 _MODELS: dict[int, tuple[Mapping[str, tuple[tuple[str, float], ...]], _Model]] = {}
@@ -574,7 +588,13 @@ def _model(table: CueTable) -> _Model:
             lookup[key] = merged
     rows = {k: tuple((t, w) for t, w in row.items() if w) for k, row in lookup.items()}
     start = {k: dict(lookup.get(k, {})) for k in _ROLE_FEATURE.values()}
-    model = _Model({k: v for k, v in rows.items() if v}, start)
+    support: dict[str, dict[str, float]] = {t: {} for t in FRAGMENT_TYPES}
+    for key, votes in rows.items():
+        if key.startswith(LEXICAL_PREFIX):
+            for t, w in votes:
+                if w > 0 and t in support:
+                    support[t][key] = w
+    model = _Model({k: v for k, v in rows.items() if v}, start, support)
     if len(_MODELS) >= _MAX_MODELS:
         _MODELS.pop(next(iter(_MODELS)))
     _MODELS[id(weights)] = (weights, model)
@@ -618,7 +638,28 @@ def _score(ev: _Evidence, hits: _CueHits, tag_scores: dict[str, float],
         confidence = 1.0 / (missing * math.exp(-min(top, 700.0))
                             + math.fsum(math.exp(max(v - top, -700.0)) for v in values))
     return Classification(best, round(confidence, 4),  # type: ignore[arg-type]
-                          _tags(best, tag_scores), _evidence(best, ev, hits))
+                          _tags(best, tag_scores),
+                          _evidence(best, ev, hits, _words_for(best, ev, model)))
+
+
+_SHOWN_WORDS = 3  # the words voting most for the winner that its evidence names
+
+
+def _words_for(best: str, ev: _Evidence, model: _Model) -> list[str]:
+    """``word:<unit>`` labels of the lexical features that vote most for ``best``."""
+    votes: list[tuple[float, str]] = []
+    get = model.support[best].get
+    for key, _, _ in reversed(ev):  # (lexical features come last)
+        if not key.startswith(LEXICAL_PREFIX):
+            break
+        w = get(key)
+        if w is not None:
+            votes.append((-w, key))
+    if not votes:
+        return []
+    votes.sort()
+    cut = len(LEXICAL_PREFIX)
+    return ["word:" + key[cut:] for _, key in votes[:_SHOWN_WORDS]]
 
 
 _EXPLAIN_WINDOW = 3
@@ -821,15 +862,19 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
         ev.append(("length.long", 1.0, ""))
 
 
-def _evidence(best: str, ev: _Evidence, hits: _CueHits) -> tuple[str, ...]:
+def _evidence(best: str, ev: _Evidence, hits: _CueHits,
+              shown_words: Sequence[str] = ()) -> tuple[str, ...]:
     """Labels of the evidence, each once: the cues for ``best`` first, then the shape
-    and context of the text, the other cues and the speaker."""
+    and context of the text, the words that vote most for ``best``, the other cues and
+    the speaker."""
     if hits:
         labels = [label for target, _, label in hits if target == best]
         labels += [label for _, _, label in islice(ev, 1, None) if label]
+        labels += shown_words
         labels += [label for target, _, label in hits if target != best]
     else:
         labels = [label for _, _, label in islice(ev, 1, None) if label]
+        labels += shown_words
     labels.append(ev[0][2])
     out = tuple(dict.fromkeys(labels))
     return out if len(out) <= _MAX_EVIDENCE else out[:_MAX_EVIDENCE]

@@ -29,11 +29,13 @@ config (``[analysis.cues]``) with the same shape::
   phrases that occur; ``cue_sum.goal.assistant``: the same, from the assistant), structure
   (``question.user``, ``imperative.assistant``, ``block.code_fence``, ``error.traceback``,
   ``prose.data.user``, ``length.tiny``, ...), the speaker (``role.user``) and context
-  (``context.lead_in.plan``, ``context.answers_choice``, ...); a fragment's score for a type
-  is the sum of ``value * weight`` over its features. The built-in weights were fitted on
-  the development half of the labelled set (``tests/data/analysis_eval``) by regularised
-  logistic regression around hand-set starting values; a user entry replaces the weights
-  it names (0 removes one).
+  (``context.lead_in.plan``, ``context.answers_choice``, ...) and words: a row
+  ``word.<unit>`` (lower case) makes a word of running text (or, in Chinese, a pair of
+  adjacent characters: :func:`lexical_units`) a feature worth 1 where it occurs (the
+  built-in table has none). A fragment's score for a type is the sum of ``value * weight``
+  over its features. The built-in weights were fitted on the DEV half of the labelled set (``tests/data/analysis_eval``) by regularised
+  logistic regression around hand-set starting values (``bench/analysis_fit.py``); a user
+  entry replaces the weights it names (0 removes one).
 
 Matching is case-insensitive. An ASCII phrase matches whole words and ignores the
 punctuation between them (``"let's go with"`` matches "Let's go with"; ``"ok"`` does not
@@ -64,7 +66,16 @@ from typing import Any, NamedTuple
 from precis.analysis.model import FRAGMENT_TYPES
 from precis.errors import ConfigError
 
-__all__ = ["ROLES", "SECTIONS", "Cue", "CueTable", "words"]
+__all__ = [
+    "LEXICAL_HAN_CHARS",
+    "LEXICAL_PREFIX",
+    "ROLES",
+    "SECTIONS",
+    "Cue",
+    "CueTable",
+    "lexical_units",
+    "words",
+]
 
 SECTIONS = ("en", "zh", "start", "regex")
 """The sections of one type's (or tag's) cue table."""
@@ -96,6 +107,34 @@ def words(lowered: str) -> list[str]:
     return (
         lowered.encode("utf-8", "surrogatepass").translate(_TOKEN_TABLE).decode("ascii").split()
     )
+
+
+LEXICAL_PREFIX = "word."
+"""Weight rows named ``word.<unit>`` make a word (or a pair of Chinese characters) a
+feature of every running-text fragment that holds it; see :func:`lexical_units`."""
+LEXICAL_HAN_CHARS = 100
+"""Pairs of Chinese characters are taken from the first this many of them (the pairs of a
+long paragraph cost time and its opening says what it is)."""
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+
+
+def lexical_units(low: str, tokens: list[str]) -> list[str]:
+    """The units a lexical weight row can name in a lower-cased text: its :func:`words`
+    (``tokens``) and every pair of adjacent Chinese characters among the first
+    :data:`LEXICAL_HAN_CHARS` (Chinese has no spaces, and a pair is the most common length
+    of a Chinese word)."""
+    if low.isascii():
+        return tokens
+    units = list(tokens)
+    room = LEXICAL_HAN_CHARS
+    for run in _HAN_RUN.findall(low):
+        if len(run) > room:
+            run = run[:room]
+        units += [run[i : i + 2] for i in range(len(run) - 1)]
+        room -= len(run)
+        if room < 2:
+            break
+    return units
 
 
 class Cue(NamedTuple):
@@ -476,8 +515,8 @@ class CueTable:
     :meth:`load`; add user cues with :meth:`extended` (a new table; tables are immutable).
     """
 
-    __slots__ = ("_compiled", "_data", "_imperative", "_index", "_prefix_index", "_prefixes",
-                 "_weights")
+    __slots__ = ("_compiled", "_data", "_imperative", "_index", "_lexicon", "_prefix_index",
+                 "_prefixes", "_weights")
 
     def __init__(self, data: _Data, imperative: Iterable[str] = (),
                  weights: _Weights | None = None) -> None:
@@ -491,6 +530,7 @@ class CueTable:
         self._weights = weights
         self._index: _Index | None = None
         self._compiled: dict[str, tuple[tuple[str, float], ...]] | None = None
+        self._lexicon: frozenset[str] | None = None
 
     # -- construction ------------------------------------------------------------------
 
@@ -562,6 +602,18 @@ class CueTable:
                 for feature, row in self._weight_data().items()
             }
         return compiled
+
+    @property
+    def lexicon(self) -> frozenset[str]:
+        """The units (words, pairs of Chinese characters) that have a ``word.<unit>`` row
+        in :attr:`weights`, even an empty one: the lexical features the classifier
+        looks for."""
+        lexicon = self._lexicon
+        if lexicon is None:
+            cut = len(LEXICAL_PREFIX)
+            lexicon = self._lexicon = frozenset(
+                f[cut:] for f in self.weights if f.startswith(LEXICAL_PREFIX))
+        return lexicon
 
     def _weight_data(self) -> _Weights:
         if self._weights is not None:
