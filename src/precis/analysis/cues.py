@@ -33,9 +33,10 @@ config (``[analysis.cues]``) with the same shape::
   ``word.<unit>`` (lower case) makes a word of running text (or, in Chinese, a pair of
   adjacent characters: :func:`lexical_units`) a feature worth 1 where it occurs (the
   built-in table has none). A fragment's score for a type is the sum of ``value * weight``
-  over its features. The built-in weights were fitted on the DEV half of the labelled set (``tests/data/analysis_eval``) by regularised
-  logistic regression around hand-set starting values (``bench/analysis_fit.py``); a user
-  entry replaces the weights it names (0 removes one).
+  over its features. The built-in weights were fitted on the DEV half of the labelled set
+  (``tests/data/analysis_eval``) by regularised logistic regression around hand-set
+  starting values (``bench/analysis_fit.py``); a user entry replaces the weights it names
+  (0 removes one).
 
 Matching is case-insensitive. An ASCII phrase matches whole words and ignores the
 punctuation between them (``"let's go with"`` matches "Let's go with"; ``"ok"`` does not
