@@ -195,7 +195,7 @@ def link_versions(
                         score[cand] = score.get(cand, 0.0) + w
             for cand in changed:  # without a cue, only a changed slot makes a new version
                 if cand not in score:
-                    shared = items[cand].hashes & weights.keys()
+                    shared = weights.keys() & items[cand].hashes  # (a set)
                     score[cand] = sum(weights[h] for h in shared)
         best: tuple[float, int] | None = None
         for cand, value in score.items():
