@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from precis.analysis.classify import classify, features_in_context
 from precis.analysis.cues import LEXICAL_HAN_CHARS, CueTable, lexical_units, words
 from precis.segment import Fragment, Provenance
@@ -24,6 +26,18 @@ def test_units_are_the_words_and_the_pairs_of_chinese_characters() -> None:
     assert lexical_units(low, words(low)) == ["redis", "b", "那就", "就用", "方案"]
     low = "吧 好"  # single characters make no pair
     assert lexical_units(low, words(low)) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("use the runbook at https://wiki.example.com/atlas/runbook for every step",
+     ["use", "the", "runbook", "at", "for", "every", "step"]),
+    ("edit app/db.py and `foo_bar()` now, e.g. today", ["edit", "and", "now", "today"]),
+    ("mail bob@corp.io or c:\\temp\\x", ["mail", "or"]),
+    ("it is 3.14 or so. next", ["it", "is", "or", "so", "next"]),  # "so." ends a sentence
+    ("请访问https://x.com/a然后重启", ["请访", "访问", "然后", "后重", "重启"]),
+])
+def test_urls_paths_and_code_are_not_words(text: str, expected: list[str]) -> None:
+    assert lexical_units(text, words(text)) == expected
 
 
 def test_pairs_come_from_the_opening_chinese_characters_only() -> None:

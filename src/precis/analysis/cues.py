@@ -117,13 +117,20 @@ LEXICAL_HAN_CHARS = 100
 """Pairs of Chinese characters are taken from the first this many of them (the pairs of a
 long paragraph cost time and its opening says what it is)."""
 _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+# A run of printable ASCII that holds "://", "/", "\", "`", "@" or a dot before a letter or
+# digit: a URL, path, code span, address, file or host name; data, not vocabulary.
+_DATA_RUN = re.compile(r"[!-~]*(?:://|[/\\`@]|\.[a-z0-9_])[!-~]*")
 
 
 def lexical_units(low: str, tokens: list[str]) -> list[str]:
     """The units a lexical weight row can name in a lower-cased text: its :func:`words`
     (``tokens``) and every pair of adjacent Chinese characters among the first
     :data:`LEXICAL_HAN_CHARS` (Chinese has no spaces, and a pair is the most common length
-    of a Chinese word)."""
+    of a Chinese word). Words inside URLs, paths, code spans, addresses and file or host
+    names are left out ("example" of ``wiki.example.com`` says nothing of the sentence)."""
+    cleaned = _DATA_RUN.sub(" ", low)
+    if cleaned != low:
+        low, tokens = cleaned, words(cleaned)
     if low.isascii():
         return tokens
     units = list(tokens)
