@@ -806,15 +806,30 @@ def select_lambda(data: Sequence[Example], lambdas: Iterable[Penalty], drop: flo
     one that moves the weights least from the priors; the structure's penalty first, then
     the words'). Returns it, the scores and the standard error of the best."""
     gold = [ex.gold for ex in data]
-    with ProcessPoolExecutor(jobs) as pool:  # (the results do not depend on jobs)
-        runs = {lam: pool.submit(cross_validate, data, lam, drop, min_conversations, folds)
-                for lam in lambdas}
-        preds = {lam: run.result() for lam, run in runs.items()}
+    if jobs <= 1:
+        preds = {lam: cross_validate(data, lam, drop, min_conversations, folds)
+                 for lam in lambdas}
+    else:
+        with ProcessPoolExecutor(jobs) as pool:  # (the results do not depend on jobs)
+            runs = {lam: pool.submit(cross_validate, data, lam, drop, min_conversations,
+                                     folds) for lam in lambdas}
+            preds = {lam: run.result() for lam, run in runs.items()}
     scores = {lam: macro_f1(gold, pred) for lam, pred in preds.items()}
     best = max(scores, key=lambda lam: (round(scores[lam], 6), lam))
     se = bootstrap_se(data, preds[best])
     chosen = max(lam for lam in scores if scores[lam] >= scores[best] - se)
     return chosen, scores, se
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -842,9 +857,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--max-word-share", type=float, default=MAX_WORD_SHARE,
                     help="leave out words found in more than this share of the "
                          f"conversations (default {MAX_WORD_SHARE:g})")
-    ap.add_argument("--folds", type=int, default=FOLDS,
+    ap.add_argument("--folds", type=positive, default=FOLDS,
                     help=f"cross-validation groups of conversations (default {FOLDS})")
-    ap.add_argument("--jobs", type=int, default=1,
+    ap.add_argument("--jobs", type=positive, default=1,
                     help="cross-validate this many penalties at once (processes)")
     ap.add_argument("--report", action="store_true",
                     help="per-type figures and confusions (in sample and held out)")

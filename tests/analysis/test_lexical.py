@@ -6,6 +6,7 @@ import pytest
 
 from precis.analysis.classify import classify, features_in_context
 from precis.analysis.cues import LEXICAL_HAN_CHARS, CueTable, lexical_units, words
+from precis.errors import ConfigError
 from precis.segment import Fragment, Provenance
 
 
@@ -91,3 +92,15 @@ def test_words_inside_a_code_block_are_not_lexical_features() -> None:
     assert classify(frag(block, "assistant", "code"), table).type == "code"
     (features,) = features_in_context([frag(block, "assistant", "code")], table)
     assert "word.redis" not in features.values
+
+
+@pytest.mark.parametrize("feature", ["word.Redis", "word.", "word.go with", "word.example.com",
+                                     "word.方案一", "word.方"])
+def test_a_word_row_the_classifier_could_never_find_is_a_config_error(feature: str) -> None:
+    with pytest.raises(ConfigError, match="names no unit"):
+        with_rows({feature: {"todo": 1.0}})
+
+
+def test_word_rows_for_a_word_and_a_chinese_pair_are_accepted() -> None:
+    assert {"don't", "v2", "方案"} <= with_rows(
+        {"word.don't": {"todo": 1.0}, "word.v2": {}, "word.方案": {"decision": 1.0}}).lexicon

@@ -268,3 +268,13 @@ def test_with_lexicon_adds_empty_rows_and_keeps_fitted_ones() -> None:
                                 ["keep", "redis"])
     assert rows == {"word.keep": {"decision": 1.5}, "word.redis": {},
                     "role.user": {"goal": 1}}
+
+
+@pytest.mark.parametrize("option", ["--jobs", "--folds"])
+@pytest.mark.parametrize("value", ["0", "-2", "two"])
+def test_a_bad_count_is_a_usage_error(option: str, value: str,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        fit_mod.main([option, value])
+    assert exit_info.value.code == 2
+    assert "expected a whole number >= 1" in capsys.readouterr().err

@@ -122,6 +122,15 @@ _HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _DATA_RUN = re.compile(r"[!-~]*(?:://|[/\\`@]|\.[a-z0-9_])[!-~]*")
 
 
+def _is_unit(unit: str) -> bool:
+    """Whether :func:`lexical_units` can yield ``unit``: one lower-case word, or a pair of
+    Chinese characters."""
+    if unit.isascii():  # a run of word characters (the bytes words() keeps)
+        raw = unit.encode("ascii")
+        return bool(raw) and b" " not in raw and raw.translate(_TOKEN_TABLE) == raw
+    return len(unit) == 2 and _HAN_RUN.fullmatch(unit) is not None
+
+
 def lexical_units(low: str, tokens: list[str]) -> list[str]:
     """The units a lexical weight row can name in a lower-cased text: its :func:`words`
     (``tokens``) and every pair of adjacent Chinese characters among the first
@@ -286,6 +295,11 @@ def _weights(value: Any, where: str) -> _Weights:
         if not isinstance(row, Mapping):
             raise ConfigError(f"expected a table type -> weight, got {type(row).__name__}",
                               where=f"{where}[{feature!r}]")
+        if feature.startswith(LEXICAL_PREFIX) and not _is_unit(feature[len(LEXICAL_PREFIX):]):
+            raise ConfigError(
+                f"{feature!r} names no unit the classifier can find: a word row needs one "
+                "lower-case word (letters, digits, _ ' -) or two Chinese characters",
+                where=f"{where}[{feature!r}]")
         parsed: dict[str, float] = {}
         for name, weight in row.items():
             if name not in FRAGMENT_TYPES:
