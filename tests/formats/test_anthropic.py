@@ -476,3 +476,14 @@ def test_detected_among_all_formats(fixtures: Path) -> None:
 def test_real_request_detected(shared_data: Path) -> None:
     path = shared_data / "transcripts" / "anthropic" / "python-to-rust-port.messages.json"
     assert detect_format(read_document(path)).name == "anthropic"
+
+
+def test_a_tool_call_inside_a_system_message_survives_export() -> None:
+    # found by the property test above: the system text went to "system" and the call was lost
+    items = [{"role": "system", "content": [{"type": "text", "text": "Be brief."},
+                                            {"type": "server_tool_use", "id": "t1",
+                                             "name": "web_search"}]}]
+    payload = to_anthropic(parse_anthropic_messages(items, "prop"))
+    assert payload["system"] == "Be brief."
+    again = parse_anthropic_messages(payload["messages"], "again", payload["system"])
+    assert [c.id for m in again for c in m.tool_calls] == ["t1"]

@@ -227,9 +227,9 @@ def to_anthropic(messages: list[Message]) -> dict[str, Any]:
     system = "\n\n".join(m.text for m in messages if m.role == "system" and m.text)
     turns: list[dict[str, Any]] = []
     for message in messages:
-        if message.role == "system":
-            continue
         for role, block in _anthropic_blocks(message):
+            if message.role == "system" and block["type"] in ("text", "image"):
+                continue  # (its text is the system prompt; its tool calls and results stay)
             if turns and turns[-1]["role"] == role:
                 turns[-1]["content"].append(block)
             else:
