@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -488,3 +489,52 @@ def test_summary_message_is_a_plain_user_message() -> None:
     summary = [m for m in result.messages if m.metadata.get("precis") == "summary"]
     assert len(summary) == 1 and isinstance(summary[0], Message)
     assert summary[0].role == "user"
+
+
+def _chat(lines: list[str]) -> Conversation:
+    """A small-talk conversation between Ana and Ben, one message a day from 1 March 2024
+    (so its summary is a timeline, one line per date)."""
+    return Conversation(messages=[
+        Message(role="user" if n % 2 == 0 else "assistant", name="Ana" if n % 2 == 0 else "Ben",
+                parts=[Text(text)], timestamp=f"{date(2024, 3, 1) + timedelta(days=n)}T18:00:00Z")
+        for n, text in enumerate(lines)])
+
+
+
+_FILLER = [
+    "Haha that is so true, I love it so much.", "Aww that is really great to hear!",
+    "So happy for you, really, that is lovely.", "Thanks so much, that means a lot to me.",
+    "Oh wow, that is amazing, I am so glad.", "Yes, totally agree with you on that one.",
+    "That sounds like so much fun, good for you!", "I know right, it was really nice.",
+]
+
+
+def _preferred(first: str, second: str, first_word: str, second_word: str) -> set[str]:
+    """Compress a chat holding ``first`` and, later, ``second`` to budgets from 30% to 55%
+    of its tokens; the words of those two found in a summary that shows only one of them."""
+    conv = _chat(_FILLER * 2 + [first] + _FILLER + [second] + _FILLER)
+    total = tokens(conv)
+    alone: set[str] = set()
+    for budget in range(int(total * 0.3), int(total * 0.55), 3):
+        result = compress(conv, budget=budget, keep_last=1)
+        assert result.template == "log"
+        text = result.summary.render() if result.summary else ""
+        shown = {w for w in (first_word, second_word) if w in text}
+        if len(shown) == 1:
+            alone |= shown
+    return alone
+
+
+def test_a_timeline_prefers_the_line_that_names_someone_or_somewhere() -> None:
+    # as many rare words in each; the line with names comes later (ties go to the earlier)
+    # and, when there is room for one of them, is the one taken
+    plain = "We went hiking, then baked bread at home."
+    named = "We went hiking with Marta near Lisbon."
+    assert _preferred(plain, named, "baked", "Marta") == {"Marta"}
+
+
+def test_a_timeline_prefers_a_statement_to_a_question() -> None:
+    # a question asks rather than tells: the statement is taken, though it comes later
+    question = "Wait, did Clara really adopt a puppy called Biscuit while visiting Porto?"
+    statement = "Our cousin Clara brought home a spaniel named Biscuit from a Porto shelter."
+    assert _preferred(question, statement, "visiting", "shelter") == {"shelter"}

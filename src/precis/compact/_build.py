@@ -10,16 +10,18 @@ date, each speaker named.
 The fill takes pinned candidates first (the user's own rules, the current goal, what the
 overview names, items of an earlier summary), then the others in the order of a greedy for
 budgeted maximum coverage: how much new information (content words and exact facts no
-better-ranked item shows yet, weighted by rarity) a candidate adds per token, while they fit
-the allowance. Facts of HIGH fragments that no item shows go to a compact "Exact details"
-list (space-separated, neighbouring fragments sharing a line and its citation), which may
-hold a share of the room: in a small summary (:data:`FACTS_FIRST_ROOM`, room for a few items
-at most) all of it but what the user's own rules and carried items take, so that the facts
-come before other items; in a larger one less, down to :data:`DETAILS_SHARE`. The list is
-itself a greedy for maximum coverage: the fact that shows the most facts not shown yet per
-token first (a command line shows the paths in it and their folders, a chain of commands
-each of its commands), each cited by as few fragments as can be. The summary lists items by
-section, in time order. Fragments that end up in no item are recorded with the reason.
+better-ranked item shows yet, weighted by rarity; an exact fact or a name counts double) a
+candidate adds per token (a question of a timeline costs double: it asks rather than tells),
+while they fit the allowance. Facts of HIGH fragments that no item shows go to a compact
+"Exact details" list (space-separated, neighbouring fragments sharing a line and its
+citation), which may hold a share of the room: in a small summary (:data:`FACTS_FIRST_ROOM`,
+room for a few items at most) all of it but what the user's own rules and carried items
+take, so that the facts come before other items; in a larger one less, down to
+:data:`DETAILS_SHARE`. The list is itself a greedy for maximum coverage: the fact that shows
+the most facts not shown yet per token first (a command line shows the paths in it and their
+folders, a chain of commands each of its commands), each cited by as few fragments as can
+be. The summary lists items by section, in time order. Fragments that end up in no item are
+recorded with the reason.
 """
 
 from __future__ import annotations
@@ -117,6 +119,12 @@ FACTS_FIRST_ROOM = 400  # in a summary this small the details may take all the r
 _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
 _BASE_WEIGHT = 0.15  # weight of a candidate's priority against the information it adds
 _FACT_UNIT = 2.0  # an exact-fact-like unit (path, number, id) weighs this many words
+# a word written as a name (capitalized inside a sentence: a person, place, title) is a
+# specific referent, as telling as an exact fact; the common words around it are not
+_NAME_UNIT = 2.0
+# a question in a timeline asks rather than tells (what is known is in its answer): it
+# costs the ranking this many times its tokens
+_QUESTION_COST = 2.0
 _ITEM_OVERHEAD = 10  # tokens of a bullet line besides its text (bullet, citation)
 _ALL_FIT = 0.8  # estimated costs this far below the room: every candidate fits
 
@@ -1082,7 +1090,9 @@ class SummaryBuilder:
         boosted.sort(key=key)
         pinned += boosted
         log.sort(key=key)
-        costs = [_estimate(c.text) + _ITEM_OVERHEAD for c in free]
+        costs = [(_estimate(c.text) + _ITEM_OVERHEAD)
+                 * (_QUESTION_COST if c.speaker and _QUESTION.search(c.text) else 1.0)
+                 for c in free]
         if sum(costs) <= room * _ALL_FIT:  # all of them fit: no choice to make
             return _Ranked(pinned + sorted(free, key=key) + log)
         cov = self._coverage_index()
@@ -1134,8 +1144,9 @@ class SummaryBuilder:
 
     def _coverage_index(self) -> _Coverage:
         """The units of every candidate, the weight of every unit (inverse document
-        frequency over the candidates, 0-1000, doubled for exact-fact-like units) and the
-        candidates holding it. Built once: the candidates' texts do not change."""
+        frequency over the candidates, 0-1000, doubled for exact-fact-like units and for
+        names) and the candidates holding it. Built once: the candidates' texts do not
+        change."""
         if self._coverage is None:
             cands = self.candidates
             slot = {id(c): k for k, c in enumerate(cands)}
@@ -1147,6 +1158,7 @@ class SummaryBuilder:
             for k, mine in enumerate(units):
                 for u in mine:
                     held_by[u].append(k)
+            named = self._names()
             n = sum(1 for c in cands if c.section != "log") + 1
             scale = math.log(n + 1) or 1.0
             idf: dict[int, float] = {}  # by document frequency: few distinct values
@@ -1156,11 +1168,25 @@ class SummaryBuilder:
                 w = idf.get(d)
                 if w is None:
                     w = idf[d] = 1000 * math.log((n + 1) / (d + 0.5)) / scale
-                # an exact-fact-like unit (a digit or punctuation in it) weighs more
-                weights.append(int(w if unit.isalpha() else w * _FACT_UNIT))
+                # an exact-fact-like unit (a digit or punctuation in it) or a name weighs more
+                if not unit.isalpha():
+                    w *= _FACT_UNIT
+                elif unit in named:
+                    w *= _NAME_UNIT
+                weights.append(int(w))
             total = [sum(map(weights.__getitem__, mine)) for mine in units]
             self._coverage = _Coverage(slot, ids, units, total, weights, held_by)
         return self._coverage
+
+    def _names(self) -> set[str]:
+        """Words (lowercase, as units are) that the talk of the range writes as names:
+        capitalized after a lowercase word or a comma, not at the start of a sentence."""
+        out: set[str] = set()
+        for i in self.range:
+            frag = self.fragments[i]
+            if frag.kind in _SPOKEN:
+                out.update(word.lower() for word in _NAME.findall(frag.text))
+        return out
 
     def _greedy(self, ranked: Iterable[Candidate], chosen: list[Candidate], started: set[str],
                 remaining: int) -> int:
@@ -1389,6 +1415,8 @@ def _with_fix(make: Callable[[], str], fix: str, word: str) -> Callable[[], str]
 
 
 _UNIT = re.compile(r"[^\s`'\"(),;=|\[\]{}<>，。；：（）、！？“”‘’…\u3400-\u9fff]+")
+_NAME = re.compile(r"(?<=[a-z0-9,;] )[A-Z][a-z]+\b")  # "with Ed Sheeran", "in Sweden"
+_QUESTION = re.compile(r"[?？]\s*$")
 _CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 _UNIT_STRIP = ".:!?-*#"
 
