@@ -329,6 +329,22 @@ def test_runs_program() -> None:
         assert not runs_program(line), line
 
 
+def test_a_setting_from_a_command_or_a_name_given_a_flag_runs_a_program() -> None:
+    for line in ('only_a=$(comm -23 /data/a.txt /data/b.txt)', 'n="$(grep -c x /var/log/a.log)"',
+                 "comm -13 a.txt b.txt", "xsv select name /data/people.csv"):
+        assert runs_program(line), line
+    for line in ("total=$((a + b))", "while read -r line; do", "if [ -f /etc/hosts ]; then",
+                 "done < /data/input.txt", "local name=$1"):
+        assert not runs_program(line), line
+
+
+def test_a_sed_edit_is_no_path() -> None:
+    found = [(f.kind, f.text) for f in facts("sed -i 's/old_name/new_name/g' /srv/app/main.py")]
+    assert ("path", "/srv/app/main.py") in found
+    assert not any(kind == "path" and "new_name" in text for kind, text in found)
+    assert ("path", "srv/app/main.py") in [(f.kind, f.text) for f in facts("see srv/app/main.py")]
+
+
 def test_what_a_fact_is_worth_in_the_details() -> None:
     one = [_fact_weight("5432", "number"), _fact_weight("/srv/app.conf", "path"),
            _fact_weight("cat /srv/app.conf", "command"), _fact_weight("3eb6f2c", "identifier"),

@@ -12,7 +12,7 @@ from precis import Conversation
 from precis.analysis import analyze
 from precis.compact import Retention, compress
 from precis.compact._facts import facts
-from precis.compact.quality import measure_retention
+from precis.compact.quality import Presence, measure_retention
 from precis.tokens import get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -164,3 +164,9 @@ def test_markdown_report_shows_retention() -> None:
     line = next(x for x in result.to_markdown().splitlines() if x.startswith("- retention"))
     assert line == (f"- retention: exact facts {r.facts_kept}/{r.facts_total} ({r.facts:.0%}), "
                     f"HIGH fragments cited {r.high_kept}/{r.high_total} ({r.high:.0%})")
+
+
+def test_the_number_of_a_flag_is_shown_by_the_flag() -> None:
+    shown = Presence("ran `comm -23 a.txt b.txt` and `head -n -15 log`")
+    assert "23" in shown and "15" in shown
+    assert "2" not in shown and "a.txt" in shown

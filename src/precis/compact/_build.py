@@ -89,10 +89,14 @@ _DATE_PREFIX = re.compile(r"^\[(\d{1,2} [A-Z][a-z]+ \d{4}|\d{4}年\d{1,2}月\d{1
 _LINE_CHARS = 1200  # a timeline line holds what was said on one date, up to this length
 _SHARED_CITE = 4  # tokens a timeline entry adds to its line's citation (", S12" and a space)
 _DETAIL_FACTS = 64  # at most this many facts of one fragment in the details list
-_DETAIL_CHARS = 160  # facts of neighbouring fragments share a details line up to this length
+_DETAIL_CHARS = 300  # facts of neighbouring fragments share a details line up to this length
+# (a line costs its bullet and citation brackets: fewer, longer lines leave a small summary
+# room for more facts)
 _CITE_TOKENS = 4  # tokens a fragment adds to a citation (", S12")
-_DETAIL_TRIES = 3  # fits of the details list to its room (the fact costs are estimates)
-_DETAIL_SLACK = 4  # tokens left over that are worth another fit
+# fits of the details list to its room (the fact costs are estimates; a list that ends a
+# few tokens short of the room in a small summary is a fact lost)
+_DETAIL_TRIES = 6
+_DETAIL_SLACK = 2  # tokens left over that are worth another fit
 _USER_FACT = 100.0  # a fact the user gave counts as this many the agent met (see _fact_picker)
 _NOTHING = 1e-9  # a gain this small is none (weights are not whole numbers)
 _URL_FACT = 2.0  # a URL counts as this many facts (see _fact_weight)
@@ -1332,6 +1336,8 @@ def _held(fact: str) -> set[str]:
         if not piece:
             continue
         out.add(piece)
+        if piece[:1] == "-" and piece[1:2].isdigit():
+            out.add(piece.lstrip("-"))  # the number of a flag (comm -23) or a negative one
         if "/" in piece.strip("/"):
             cuts = [n for n, c in enumerate(piece) if c == "/"]
             starts = [0] + [n + 1 for n in cuts]

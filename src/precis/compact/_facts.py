@@ -147,13 +147,20 @@ def _scan(text: str, start: int, end: int, out: list[Fact]) -> None:
                     for kind, value, at in found]
 
 
+# a sed edit (``'s/getData/fetchRecords/g'``): its slashes make no path
+_SED_EDIT = re.compile(r"""['"]?[sy]([/|#,])[^/|#,]*\1[^/|#,]*\1[gimpIe0-9]*['";]*$""")
+
+
 def _token_facts(token: str) -> tuple[tuple[str, str, int], ...]:
     """The facts of one token: ``(kind, value, start in the token)``."""
     out: list[tuple[str, str, int]] = []
+    sed = "/" in token and _SED_EDIT.match(token) is not None
     for m in _PATTERN.finditer(token):
         group = m.lastgroup or "identifier"
         value = m.group(group)
         kind = "number" if group == "date" else group  # a date or time is a number
+        if sed and kind == "path":
+            continue
         if kind == "identifier" and token.startswith('":', m.end()):
             continue  # a JSON key names a field; it is not a fact
         if kind == "url":
@@ -268,21 +275,40 @@ def heredoc_end(line: str) -> str | None:
 
 
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=\S*$")
+# ``name=$(cmd ...)``: the value is what a program prints (not ``$((x+1))``, arithmetic)
+_SUBSTITUTION = re.compile(r"[A-Za-z_]\w*=[\"']?\$\((?!\()")
+_PROGRAM_NAME = re.compile(r"[a-z][\w.+-]*$")
+# an argument a program takes, not a word of a script's own logic: a flag (-c, --all) or
+# a path (/data/a.txt, ./out)
+_PROGRAM_ARG = re.compile(r"-{1,2}\w|[.~]?/\w")
+# the shell's own words: a line starting with one is a script's logic, whatever follows
+_SHELL_WORDS = frozenset({
+    "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
+    "select", "function", "return", "local", "declare", "readonly", "typeset", "shift",
+    "break", "continue", "exit",
+})
 
 
 def runs_program(line: str) -> bool:
     """``line`` is a command that runs a program: after a prompt and ``NAME=value``
     settings, its first word is a known command-line tool or a path to one
-    (``./run.sh``), not a line of a script's own logic (``fi``, ``x=$((x+1))``,
-    ``print $2``)."""
+    (``./run.sh``), or a name given a flag or a path (``comm -23 a.txt b.txt``); a
+    setting whose value is a command's output (``n=$(wc -l < f)``) runs that command.
+    Not a line of a script's own logic (``fi``, ``x=$((x+1))``, ``print $2``)."""
     words = _PROMPT.sub("", line.strip()).split()
     while words and _ASSIGNMENT.match(words[0]):
+        found = _SUBSTITUTION.match(words[0])
+        if found is not None and words[0][found.end():]:
+            words[0] = words[0][found.end():]  # the command substituted
+            break
         words = words[1:]
     if not words:
         return False
     head = words[0]
     return head in _KNOWN or head in _WORDISH_SET or (
-        "/" in head and not head.endswith("/") and head[:1] in "./~")
+        "/" in head and not head.endswith("/") and head[:1] in "./~") or (
+        len(words) > 1 and head not in _SHELL_WORDS and _PROGRAM_NAME.match(head) is not None
+        and any(_PROGRAM_ARG.match(w.strip("'\"<(")) for w in words[1:]))
 
 
 @lru_cache(maxsize=_TOKEN_CACHE_SIZE)

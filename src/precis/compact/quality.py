@@ -39,6 +39,8 @@ class Presence:
         self.text = text
         pieces = set(_SEPARATORS.split(text))
         pieces.update([p.rstrip(_TRAILING) for p in pieces if p.endswith(_TRAILING_ENDS)])
+        # the number of a flag (``comm -23``) or a negative number shows the number
+        pieces.update([p.lstrip("-") for p in pieces if p[:1] == "-" and p[1:2].isdigit()])
         self.pieces = pieces
 
     def __contains__(self, fact: object) -> bool:
