@@ -129,6 +129,9 @@ PRIORS: dict[str, dict[str, float]] = {
     "prose.no_words": {"chitchat": 3.0},
     "length.tiny": {"chitchat": 1.0},
     "length.short": {"chitchat": 0.5},
+    # a reply that is a value, or a yes followed by an instruction: no small talk
+    "prose.short_data": {"fact": 1.0, "chitchat": -1.0},
+    "prose.answer.user": {"decision": 2.0, "chitchat": -1.0},
     "kind.heading": {"fact": 2.0},
     "kind.image": {"fact": 3.0},
     "kind.thinking": {"reasoning": 1.5},

@@ -267,6 +267,34 @@ def test_list_items_take_the_type_of_their_lead_in() -> None:
         assert result.type == "reasoning"
 
 
+@pytest.mark.parametrize(("reply", "expected"), [
+    # a yes followed by an instruction settles the question
+    ("ok keep ours.", "decision"),
+    ("yes, turn it off", "decision"),
+    # a reply that is a value is a fact
+    ("VIP-240715-88213", "fact"),
+    ("m.okafor@fastmail.example", "fact"),
+    ("2 on average", "fact"),
+    # an acknowledgement alone is small talk
+    ("ok thanks", "chitchat"),
+    ("好的", "chitchat"),
+])
+def test_short_replies_that_settle_or_answer_are_no_small_talk(reply: str, expected: str) -> None:
+    items = seq(("assistant", "Should we keep our retry wrapper, and which order id is it?"),
+                ("user", reply))
+    result = classify_all(items)[1]
+    assert result.type == expected, result
+    label = {"decision": "structure:answer", "fact": "structure:short_data"}.get(expected)
+    if label:
+        assert label in result.evidence
+
+
+def test_a_yes_that_goes_on_to_inform_is_no_instruction() -> None:
+    items = seq(("assistant", "Is that the new signup flow?"),
+                ("user", "Yeah, our retention team says a lot of people take breaks."))
+    assert "structure:answer" not in classify_all(items)[1].evidence
+
+
 def test_an_instruction_answering_a_question_is_a_decision() -> None:
     items = seq(("assistant", "Should I drop the rows or keep them?"),
                 ("user", "Drop them, they are test data."))

@@ -85,6 +85,16 @@ def test_density_counts_exact_facts() -> None:
     assert scores[0].factors["density"] > scores[1].factors.get("density", 0)
 
 
+def test_an_email_address_is_dense_information() -> None:
+    _, scores = _scored(
+        [("user", "My account email is priya.n@example.com and nothing else."),
+         ("user", "My account email is the one I gave you and nothing else.")],
+        ["fact", "fact"],
+    )
+    assert scores[0].factors["density"] > 0
+    assert scores[1].factors.get("density", 0) == 0
+
+
 def test_identifiers() -> None:
     found = identifiers("Edit `app/db.py`, see https://x.io/a?b=1 and PAY-1287 in user_id.")
     assert {"app/db.py", "https://x.io/a?b=1", "pay-1287", "user_id"} <= found

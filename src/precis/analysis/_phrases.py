@@ -15,12 +15,14 @@ from itertools import accumulate, count
 from operator import add
 
 __all__ = [
+    "ANSWER_LEAD",
     "CHANGE_CUE",
     "CHANGE_HINT",
     "CJK_FUNCTION_CHARS",
     "CJK_STOP_WORDS",
     "CONFIRMATION",
     "CONFIRMATION_START",
+    "EMAIL",
     "RESTATEMENT_CUE",
     "RESTATEMENT_HINT",
     "STOP_WORDS",
@@ -104,6 +106,22 @@ CONFIRMATION = re.compile(
     rf"(?:[\s.,!~…。，！、~:;)(\-]*(?:(?:{_ACK})(?![a-z])|[{_EMOJI}\ufe0f]))*"
     r"[\s.,!~…。，！、~:;)(\-]*"
 )
+
+# A reply that opens with an acknowledgement or a yes ("ok keep ours.", "yes, turn it off",
+# "可以，压缩加上。"): what follows it is the content (see classify's
+# ``_answer_then_order``). Run on lower-cased text; the acknowledgements above plus answers
+# that are no confirmation alone.
+_ANSWER_WORDS = (
+    *_CONFIRMATION_PHRASES, "yes", "yep", "yeah", "yup", "right", "agreed", "correct",
+    "exactly", "可以", "行", "对", "对的", "是的", "同意", "有道理",
+)
+ANSWER_LEAD = re.compile(
+    "(?:(?:" + "|".join(re.escape(p) for p in sorted(_ANSWER_WORDS, key=len, reverse=True))
+    + r")(?![a-z])[\s.,!~…。，！、:;-]*)+"
+)
+
+# An e-mail address: an identifier a reply may consist of, dense information in a sentence.
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]*\w")
 
 # A fragment that says something again ("as I said", "again", "我再强调一下"). With such a cue
 # a looser similarity suffices to call it a duplicate of the best-matching earlier fragment.

@@ -57,6 +57,7 @@ from dataclasses import replace
 from itertools import islice
 from typing import NamedTuple, Protocol, runtime_checkable
 
+from precis.analysis._phrases import ANSWER_LEAD, EMAIL
 from precis.analysis.cues import LEXICAL_PREFIX, CueTable, lexical_units, words
 from precis.analysis.model import FRAGMENT_TYPES, Classification, FragmentType
 from precis.errors import ConfigError
@@ -833,7 +834,8 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
           and (" from " in low or ";" in low or not one_line)):
         ev.append(("prose.sql", 1.0, "structure:sql"))
 
-    if _ends_question(text):
+    question = _ends_question(text)
+    if question:
         ev.append(_PROSE[role]["question"])
     elif (_imperative(first, tokens, table) if first
           else table.opens_with_prefix(low, lead)):
@@ -852,7 +854,12 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
         ev.append((_PROSE_KEYS[role]["data"], min(4, data), "structure:data"))
     ascii_text = low.isascii()
     size = len(tokens) if ascii_text else len(text)
-    if size <= (3 if ascii_text else 6):
+    tiny = size <= (3 if ascii_text else 6)
+    if (not question and (len(text.split()) <= 3 if ascii_text else tiny)
+            and (data or ("@" in body and EMAIL.search(body)))):
+        # a reply that is a value ("VIP-240715-88213", "2 on average", an e-mail): a fact
+        ev.append(("prose.short_data", 1.0, "structure:short_data"))
+    if tiny:
         ev.append(("length.tiny", 1.0, "structure:short"))
         if len(text) <= 16 and not any(ch.isalnum() for ch in text):
             ev.append(("prose.no_words", 1.0, "structure:no_words"))
@@ -860,6 +867,22 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
         ev.append(("length.short", 1.0, "structure:short"))
     elif size > (30 if ascii_text else 60):
         ev.append(("length.long", 1.0, ""))
+    if role == "user" and not question and _answer_then_order(low, table):
+        ev.append(("prose.answer.user", 1.0, "structure:answer"))
+
+
+def _answer_then_order(low: str, table: CueTable) -> bool:
+    """``low`` opens with an acknowledgement or a yes and goes on with an instruction: "ok
+    keep ours.", "yes, turn it off", "可以，压缩加上" (a choice made); not "ok thanks", nor
+    "yeah, our team says ..." (an answer that informs)."""
+    lead = ANSWER_LEAD.match(low)
+    if lead is None or not lead.end() or lead.end() >= len(low):
+        return False
+    at = lead.end()
+    rest = words(low[at:])
+    if rest and low.startswith(rest[0], at):
+        return _imperative(rest[0], rest, table)
+    return table.opens_with_prefix(low, at)
 
 
 def _evidence(best: str, ev: _Evidence, hits: _CueHits,

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import methodcaller
 
-from precis.analysis._phrases import matching
+from precis.analysis._phrases import EMAIL, matching
 from precis.analysis.config import AnalysisConfig
 from precis.analysis.model import Classification, Consolidation, Level
 from precis.segment.model import Fragment
@@ -267,13 +267,16 @@ def _back_reference_target(
 
 def _densities(texts: Sequence[str]) -> list[float]:
     """Specific information per character in the head of each text: numbers, versions,
-    ids, paths, parameters and step markers (matches of :data:`_DENSE`) per 60 characters,
-    at most 1. Each distinct head is counted once, all in two regex passes (with and
-    without a slash)."""
+    ids, e-mail addresses, paths, parameters and step markers (matches of :data:`_DENSE`
+    and of ``EMAIL``) per 60 characters, at most 1. Each distinct head is counted once, all
+    in two regex passes (with and without a slash) and one more over the heads with an
+    "@"."""
     heads = [t[:_DENSITY_SAMPLE] for t in texts]
     density = dict.fromkeys(heads, 0.0)  # each distinct head: 0 unless something matches
     with_slash = [s for s in density if "/" in s]
     without = [s for s in density if "/" not in s]
+    # an e-mail address is an identifier (counted apart: no cheap first character)
+    emails = {s: n for s in density if "@" in s for n in [len(EMAIL.findall(s))] if n}
     for group, pattern in ((with_slash, _DENSE), (without, _DENSE_NO_PATH)):
         joined = _SAMPLE_SEP.join(group)
         counts: Iterable[int]
@@ -283,6 +286,7 @@ def _densities(texts: Sequence[str]) -> list[float]:
         else:  # a sample holds the separator or the mark: one at a time
             counts = [len(pattern.findall(s)) for s in group]
         for sample, hits in zip(group, counts):
+            hits += emails.get(sample, 0)
             if hits:
                 density[sample] = min(1.0, hits / (1.0 + len(sample) / 60.0))
     return list(map(density.__getitem__, heads))
