@@ -855,7 +855,7 @@ def _prose(text: str, low: str, tokens: list[str], lead: int, kind: str, role: s
     ascii_text = low.isascii()
     size = len(tokens) if ascii_text else len(text)
     tiny = size <= (3 if ascii_text else 6)
-    if (not question and (len(text.split()) <= 3 if ascii_text else tiny)
+    if (not question and (len(text) <= 80 and len(text.split()) <= 3 if ascii_text else tiny)
             and (data or ("@" in body and EMAIL.search(body)))):
         # a reply that is a value ("VIP-240715-88213", "2 on average", an e-mail): a fact
         ev.append(("prose.short_data", 1.0, "structure:short_data"))
