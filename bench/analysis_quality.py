@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
 from _common import ROOT, parser, print_table, write_json
-from precis.analysis import analyze
+from precis.analysis import Analysis, analyze
 from precis.analysis.model import FRAGMENT_TYPES
 
 EVAL = ROOT / "tests" / "data" / "analysis_eval"
@@ -72,9 +73,11 @@ def build(line: dict[str, Any]) -> tuple[list[dict[str, Any]], list[tuple[int, s
     return messages, spans
 
 
-def predict(line: dict[str, Any], split: str) -> tuple[list[Gold], dict[str, dict[str, Any]]]:
+def predict(
+    line: dict[str, Any], split: str, analyzer: Callable[[precis.Conversation], Analysis] = analyze
+) -> tuple[list[Gold], dict[str, dict[str, Any]]]:
     messages, spans = build(line)
-    analysis = analyze(precis.load(messages))
+    analysis = analyzer(precis.load(messages))
     items = list(analysis.items())
     golds: list[Gold] = []
     preds: dict[str, dict[str, Any]] = {}

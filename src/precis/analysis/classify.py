@@ -940,7 +940,7 @@ def classify_all(
     fragments: Sequence[Fragment],
     cues: CueTable | None = None,
     voter: TypeVoter | None = None,
-    threshold: float = 0.5,
+    threshold: float = 0.7,
 ) -> list[Classification]:
     """Classify every fragment; ask ``voter`` (if any) about those below ``threshold``.
 

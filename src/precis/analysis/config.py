@@ -145,7 +145,10 @@ class AnalysisConfig:
     # in force below HIGH.
     high: float = 0.54
     medium: float = 0.22
-    vote_below: float = 0.5
+    # With a model that labels like the evaluation set's second annotator (the stand-in of
+    # bench/analysis_voter.py, through precis.llm.LLMTypeVoter), DEV macro-F1 is best when
+    # the model is asked below 0.7 (0.891; 0.886 below 0.5): 46% of the fragments go to it.
+    vote_below: float = 0.7
     cues: Mapping[str, Any] = field(default_factory=dict)
     consolidation: ConsolidationConfig = field(default_factory=ConsolidationConfig)
 
