@@ -1,16 +1,21 @@
-"""Options shared by every command that reads a conversation (FILE, --format, --pick)."""
+"""Options shared by the commands that read a conversation (FILE, --format, --pick) and by
+those that analyse one (--llm-vote)."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from precis.formats import Collection, load_all
 
-__all__ = ["conversation_input", "read_collection"]
+if TYPE_CHECKING:
+    from precis.analysis.classify import TypeVoter
+
+__all__ = ["WatchedVoter", "conversation_input", "llm_vote_option", "read_collection",
+           "type_voter"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,3 +47,47 @@ def read_collection(file: str, format_name: str | None) -> Collection:
     if file == "-":
         return load_all(sys.stdin.buffer, format_name, name="<stdin>")
     return load_all(file, format_name)
+
+
+def llm_vote_option(func: F) -> F:
+    """Add ``--llm-vote``: a model votes on the fragment types the rules are unsure of."""
+    return click.option(
+        "--llm-vote",
+        is_flag=True,
+        help="Ask the OpenAI-compatible model at $PRECIS_LLM_URL ($PRECIS_LLM_MODEL, "
+        "$PRECIS_LLM_KEY) about the fragment types the rules are unsure of (confidence "
+        "below 0.7); needs precis[remote]. A failing model leaves the rule answers.",
+    )(func)
+
+
+def type_voter(enabled: bool) -> WatchedVoter | None:
+    """The model layer ``--llm-vote`` asks for, or None. A missing URL or model name is a
+    :class:`~precis.errors.ConfigError` that names the variable; a missing ``httpx`` a
+    :class:`~precis.errors.MissingDependencyError` with the pip command."""
+    if not enabled:
+        return None
+    from precis.llm import ChatClient, LLMTypeVoter
+
+    return WatchedVoter(LLMTypeVoter(ChatClient()))
+
+
+class WatchedVoter:
+    """A voter that remembers why it failed: classification keeps the rule answers when the
+    model fails (by design), and the command says so on stderr (:meth:`warn`)."""
+
+    def __init__(self, voter: TypeVoter) -> None:
+        self.voter = voter
+        self.name = voter.name
+        self.error: Exception | None = None
+
+    def vote(self, items: Any, candidates: Any) -> Any:
+        try:
+            return self.voter.vote(items, candidates)
+        except Exception as exc:
+            self.error = exc
+            raise
+
+    def warn(self) -> None:
+        if self.error is not None:
+            click.echo(f"precis: warning: the model did not vote ({self.error}); the rule "
+                       "answers stand", err=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from precis.cli._options import conversation_input, read_collection
+from precis.cli._options import conversation_input, llm_vote_option, read_collection, type_voter
 
 __all__ = ["compress_command", "file_sha256", "write_output"]
 
@@ -70,6 +70,7 @@ def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
 @click.option("-o", "out", default=None, metavar="OUT", help="Write to OUT instead of stdout.")
 @click.option("--no-timings", is_flag=True,
               help="Leave timings out of the JSON so the same input gives the same bytes.")
+@llm_vote_option
 def compress_command(
     file: str,
     format_name: str | None,
@@ -83,6 +84,7 @@ def compress_command(
     output: str,
     out: str | None,
     no_timings: bool,
+    llm_vote: bool,
 ) -> None:
     """Compact FILE (`-` for stdin): system prompt + cited summary + recent messages.
 
@@ -94,9 +96,13 @@ def compress_command(
     collection = read_collection(file, format_name)
     position = collection.resolve(pick, option="--pick ")
     conversation = collection.conversations[position]
+    voter = type_voter(llm_vote)
     result = compress(conversation, level=level, budget=budget, template=template,
                       tokenizer=tokenizer, keep_last=keep_last,
-                      note_style={"auto": None, "on": True, "off": False}[note_style])
+                      note_style={"auto": None, "on": True, "off": False}[note_style],
+                      voter=voter)
+    if voter is not None:
+        voter.warn()
     result.source = _source(file, conversation.source_format, position)
     if output == "json":
         text = result.to_json(timings=not no_timings)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from precis.cli._options import conversation_input, read_collection
+from precis.cli._options import conversation_input, llm_vote_option, read_collection, type_voter
 from precis.formats import Collection
 from precis.model import Message
+
+if TYPE_CHECKING:
+    from precis.analysis.classify import TypeVoter
 
 __all__ = ["inspect_command", "inspect_report"]
 
@@ -28,12 +31,13 @@ def _part_kinds(message: Message) -> str:
 
 
 def inspect_report(
-    collection: Collection, position: int, tokenizers: list[str], explain: bool = False
+    collection: Collection, position: int, tokenizers: list[str], explain: bool = False,
+    voter: TypeVoter | None = None,
 ) -> dict[str, Any]:
     """Everything ``inspect`` shows, as plain data (the ``--json`` output).
 
     With ``explain`` every fragment also carries its type, importance level, score and the
-    factors behind them.
+    factors behind them; ``voter`` is the optional model layer of the type classifier.
     """
     from precis.segment import segment
     from precis.tokens import get_counter
@@ -45,7 +49,7 @@ def inspect_report(
     if explain:
         from precis.analysis import analyze
 
-        analysis = analyze(seg, conversation=conv)
+        analysis = analyze(seg, conversation=conv, voter=voter)
     messages = []
     for index, message in enumerate(conv.messages):
         messages.append(
@@ -270,9 +274,10 @@ def _print_report(report: dict[str, Any], limit: int, show_fragments: bool) -> N
 @click.option("--explain", is_flag=True,
               help="Analyse the fragments: type, importance level and why, duplicates and "
               "requirement version chains.")
+@llm_vote_option
 def inspect_command(
     file: str, format_name: str | None, pick: str | None, tokenizers: tuple[str, ...],
-    as_json: bool, limit: int, fragments: bool, explain: bool,
+    as_json: bool, limit: int, fragments: bool, explain: bool, llm_vote: bool,
 ) -> None:
     """Show what precis sees in FILE: format, messages, rounds, tokens and fragments.
 
@@ -287,10 +292,14 @@ def inspect_command(
         else:
             _print_listing(listing, limit)
         return
+    explain = explain or llm_vote  # the model votes on the analysis: --llm-vote explains
+    voter = type_voter(llm_vote)
     report = inspect_report(
         collection, collection.resolve(pick, option="--pick "),
-        list(tokenizers) or ["estimate"], explain,
+        list(tokenizers) or ["estimate"], explain, voter,
     )
+    if voter is not None:
+        voter.warn()
     if as_json:
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
     else:

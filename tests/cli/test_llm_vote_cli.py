@@ -1,0 +1,102 @@
+"""``--llm-vote``: the model layer from the command line, against a real HTTP server on
+127.0.0.1 that speaks the OpenAI wire format."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("httpx")
+
+from _openai_stub import OpenAIStub, openai_stub  # noqa: F401  (the fixture)
+from precis.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coding_session.json"
+_NUMBER = re.compile(r"^\[(\d+)\]", re.MULTILINE)
+
+
+def every_fragment(label: str) -> Any:
+    """A reply that gives every fragment of the prompt the type ``label``."""
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        return json.dumps({n: label for n in _NUMBER.findall(prompt)})
+
+    return reply
+
+
+@pytest.fixture
+def llm_env(monkeypatch: pytest.MonkeyPatch, openai_stub: OpenAIStub) -> OpenAIStub:  # noqa: F811
+    monkeypatch.setenv("PRECIS_LLM_URL", openai_stub.url)
+    monkeypatch.setenv("PRECIS_LLM_MODEL", "stub-model")
+    monkeypatch.delenv("PRECIS_LLM_KEY", raising=False)
+    return openai_stub
+
+
+def explained(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], str]:
+    code = main(["inspect", str(EXAMPLE), "--explain", "--json", *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_the_model_answers_for_the_fragments_the_rules_are_unsure_of(
+    llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules, _ = explained([], capsys)
+    llm_env.reply = every_fragment("todo")
+    voted, err = explained(["--llm-vote"], capsys)
+    assert err == ""
+    changed = [(r, v) for r, v in zip(rules["fragments"], voted["fragments"])
+               if r["type"] != v["type"]]
+    assert changed  # the example has fragments the rules are unsure of
+    for _, v in changed:
+        assert v["type"] == "todo"
+        assert "llm:stub-model" in v["why"]
+    sure = [v for v in voted["fragments"] if "llm:stub-model" not in v["why"]]
+    assert sure  # the confident answers were never asked about
+
+
+def test_a_failing_model_leaves_the_rule_answers_and_says_so(
+    llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rules, _ = explained([], capsys)
+    llm_env.mode = "500"
+    voted, err = explained(["--llm-vote"], capsys)
+    assert "warning: the model did not vote" in err
+    assert [f["type"] for f in voted["fragments"]] == [f["type"] for f in rules["fragments"]]
+
+
+def test_without_an_endpoint_the_error_names_the_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("PRECIS_LLM_URL", "PRECIS_LLM_MODEL", "PRECIS_LLM_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    code = main(["compress", str(EXAMPLE), "--llm-vote"])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "PRECIS_LLM_MODEL" in err or "PRECIS_LLM_URL" in err
+    assert "Traceback" not in err
+
+
+def test_compress_uses_the_models_types(
+    llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # a model that calls every unsure fragment small talk: those fragments become LOW, so
+    # the summary cites fewer of them than the rules' summary does
+    def cited(args: list[str]) -> set[str]:
+        out = tmp_path / "out.json"
+        assert main(["compress", str(EXAMPLE), "--level", "heavy", "--no-timings",
+                     "-o", str(out), *args]) == 0
+        result = json.loads(out.read_text(encoding="utf-8"))
+        return set(re.findall(r"\bS\d+\b", json.dumps(result["summary"])))
+
+    rules = cited([])
+    llm_env.reply = every_fragment("chitchat")
+    voted = cited(["--llm-vote"])
+    capsys.readouterr()
+    assert voted < rules
