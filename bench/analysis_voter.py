@@ -121,16 +121,24 @@ def stand_in(labels: dict[str, str]) -> Iterator[str]:
 
 
 class CountingVoter:
-    """An :class:`~precis.llm.LLMTypeVoter` that counts what it was asked and answered."""
+    """An :class:`~precis.llm.LLMTypeVoter` that counts what it was asked and answered, and
+    remembers the last failure (classification keeps the rule answers when a model fails,
+    so a dead endpoint would otherwise look like a model that changes nothing)."""
 
     def __init__(self, voter: Any) -> None:
         self.voter = voter
         self.name = voter.name
-        self.asked = self.answered = 0
+        self.asked = self.answered = self.failed = 0
+        self.error: Exception | None = None
 
     def vote(self, items: Any, candidates: Any) -> Any:
-        votes = self.voter.vote(items, candidates)
         self.asked += len(items)
+        try:
+            votes = self.voter.vote(items, candidates)
+        except Exception as exc:
+            self.failed += len(items)
+            self.error = exc
+            raise
         self.answered += sum(v is not None for v in votes)
         return votes
 
@@ -156,7 +164,8 @@ def score(threshold: float | None, voter: CountingVoter | None) -> dict[str, Any
         _, macro = prf(sel, preds)
         out[split] = {"macro_f1": macro, "levels": levels(sel, preds)}
     if voter is not None:
-        out["asked"], out["answered"] = voter.asked, voter.answered
+        out["asked"], out["answered"], out["failed"] = voter.asked, voter.answered, voter.failed
+        out["error"] = str(voter.error) if voter.error is not None else None
     return out
 
 
@@ -212,6 +221,10 @@ def main() -> None:
             f"{test['levels']['HIGH_judged_LOW']:.1%}",
         ])
     print(f"voter: {source}")
+    for r in results:
+        if r.get("failed"):
+            print(f"WARNING: below {r['threshold']:.2f}, the model failed on {r['failed']} "
+                  f"fragments (their rule answers stand): {r['error']}")
     print_table(["vote", "asked", "answered", "DEV macro-F1", "TEST macro-F1",
                  "TEST level acc", "TEST HIGH kept HIGH", "TEST HIGH->LOW"], rows)
     write_json(args.json, {"benchmark": "analysis_voter", "voter": source, "results": results})

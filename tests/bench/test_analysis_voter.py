@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("httpx")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from analysis_voter import _key, answer, second_annotator_labels, stand_in
+from analysis_voter import CountingVoter, _key, answer, second_annotator_labels, stand_in
 from precis.analysis import AnalysisConfig, analyze
 from precis.llm import ChatClient, LLMTypeVoter
 from precis.model import Conversation, Message, Text
@@ -51,3 +51,18 @@ def test_the_voter_takes_the_stand_ins_answer_through_real_http() -> None:
     assert item.type == wanted
     assert item.classification.source == "llm:stand-in"
     assert f"rules:{only.type}" in item.classification.evidence
+
+
+def test_a_failing_model_is_counted_not_taken_for_one_that_agrees() -> None:
+    from _openai_stub import closed_port_url
+
+    text = "The staging cluster runs three replicas behind one load balancer."
+    conv = Conversation(messages=[Message(role="user", parts=[Text(text)])])
+    rules = next(iter(analyze(conv).items()))
+    with ChatClient(closed_port_url(), model="nobody", retries=0) as client:
+        counting = CountingVoter(LLMTypeVoter(client))
+        voted = analyze(conv, AnalysisConfig(vote_below=1.0), voter=counting)
+    item = next(iter(voted.items()))
+    assert item.type == rules.type  # the rule answer stands
+    assert counting.asked == counting.failed == 1 and counting.answered == 0
+    assert counting.error is not None
