@@ -33,39 +33,29 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
 from _common import parser, print_table, write_json
-from analysis_quality import EVAL, Gold, levels, load_jsonl, predict, prf
+from analysis_quality import EVAL, Gold, levels, load_jsonl, predict, prf, second_annotator
 from precis.analysis import Analysis, AnalysisConfig, analyze
+from precis.llm._voter import prompt_text
 
 STAND_IN_MODEL = "second-annotator"
 # a fragment line of the voter's prompt (precis/llm/prompts.json, classify.fragment)
 _FRAGMENT_LINE = re.compile(r"^\[(\d+)\] \([^,()]*, [^,()]*\) (.*)$")
-_MAX_CHARS = 600  # LLMTypeVoter's default cut of a fragment's text
-
-
-def _key(text: str) -> str:
-    """A fragment's text as the voter's prompt shows it (white space collapsed, cut)."""
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_CHARS else text[:_MAX_CHARS] + " ..."
 
 
 def second_annotator_labels() -> dict[str, str]:
     """The second annotator's type of each labelled fragment, by its text as the prompt
     shows it (texts labelled differently in two places are left out)."""
-    by_id: dict[str, str] = {}
-    for lang in ("en", "zh"):
-        path = EVAL / f"second_annotator_{lang}.jsonl"
-        if path.exists():
-            by_id.update((row["id"], row["type"]) for row in load_jsonl(path))
+    by_id = second_annotator()
     labels: dict[str, str] = {}
     clashes: set[str] = set()
     for lang in ("en", "zh"):
         for line in load_jsonl(EVAL / f"conversations_{lang}.jsonl"):
             for message in line["messages"]:
                 for fragment in message["fragments"]:
-                    label = by_id.get(fragment["id"])
-                    if label is None:
+                    if fragment["id"] not in by_id:
                         continue
-                    key = _key(fragment["text"])
+                    label = by_id[fragment["id"]]["type"]
+                    key = prompt_text(fragment["text"])
                     if labels.setdefault(key, label) != label:
                         clashes.add(key)
     for key in clashes:

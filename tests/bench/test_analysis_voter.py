@@ -11,9 +11,10 @@ import pytest
 pytest.importorskip("httpx")
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from analysis_voter import CountingVoter, _key, answer, second_annotator_labels, stand_in
+from analysis_voter import CountingVoter, answer, second_annotator_labels, stand_in
 from precis.analysis import AnalysisConfig, analyze
 from precis.llm import ChatClient, LLMTypeVoter
+from precis.llm._voter import prompt_text
 from precis.model import Conversation, Message, Text
 
 
@@ -27,8 +28,8 @@ def test_the_stand_in_answers_the_fragments_it_knows() -> None:
 
 def test_a_long_fragment_is_known_by_its_cut_text() -> None:
     text = "word " * 200
-    assert _key(text).endswith(" ...") and len(_key(text)) == 604
-    assert _key("a\n  b") == "a b"
+    assert prompt_text(text).endswith(" ...") and len(prompt_text(text)) == 604
+    assert prompt_text("a\n  b") == "a b"
 
 
 def test_the_labels_come_from_the_second_annotator() -> None:

@@ -876,7 +876,7 @@ def _answer_then_order(low: str, table: CueTable) -> bool:
     keep ours.", "yes, turn it off", "可以，压缩加上" (a choice made); not "ok thanks", nor
     "yeah, our team says ..." (an answer that informs)."""
     lead = ANSWER_LEAD.match(low)
-    if lead is None or not lead.end() or lead.end() >= len(low):
+    if lead is None or lead.end() >= len(low):
         return False
     at = lead.end()
     rest = words(low[at:])

@@ -24,11 +24,21 @@ if TYPE_CHECKING:
     from precis.analysis.model import Classification, FragmentType
     from precis.segment.model import Fragment
 
-__all__ = ["LLMTypeVoter"]
+__all__ = ["MAX_CHARS", "LLMTypeVoter", "prompt_text"]
 
 _WHERE = "voter"
 _LINE = re.compile(r"^\W*(\d{1,6})\W+([a-z_]+)\W*$", re.MULTILINE)
 _TOKENS_PER_ANSWER = 8
+
+
+MAX_CHARS = 600  # a fragment's text is cut to this many characters in the prompt
+
+
+def prompt_text(text: object, max_chars: int = MAX_CHARS) -> str:
+    """A fragment's text as the prompt shows it: white space collapsed, cut to
+    ``max_chars`` characters (`` ...`` marks a cut)."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= max_chars else flat[:max_chars] + " ..."
 
 
 class LLMTypeVoter:
@@ -44,7 +54,7 @@ class LLMTypeVoter:
         client: ChatModel,
         *,
         batch_size: int = 40,
-        max_chars: int = 600,
+        max_chars: int = MAX_CHARS,
         confidence: float = 0.7,
     ) -> None:
         self.client = client
@@ -84,8 +94,7 @@ class LLMTypeVoter:
         ]
 
     def _cut(self, text: str) -> str:
-        text = " ".join(str(text).split())
-        return text if len(text) <= self.max_chars else text[: self.max_chars] + " ..."
+        return prompt_text(text, self.max_chars)
 
     def _batch(
         self, fragments: Sequence[Fragment], candidates: Sequence[FragmentType]
