@@ -51,6 +51,7 @@ __all__ = ["DETAILS_SHARE", "FACTS_FIRST_ROOM", "Candidate", "SummaryBuilder", "
 
 _LEVEL_BONUS = {"HIGH": 2.0, "MEDIUM": 1.0, "LOW": 0.0}
 _PIN = 10.0
+_FIRST = 100.0  # a rank ahead of any priority (pins and boosts included)
 _FACT_SCAN_CHARS = 2000  # exact facts are looked for in the head of long tool output
 _CALL_SCAN_CHARS = 8000  # ... and of each argument of a long tool call
 _TOOL_OUTPUT_PENALTY = 1.0
@@ -998,6 +999,7 @@ class SummaryBuilder:
         named = [c for c in self.candidates if c.section != "log" and c.text and first(c)]
         named_cost = sum(c.cost(self.count) for c in named) + _HEADER_TOKENS * len(
             {c.section for c in named})
+        named_ids = {id(c) for c in named}
         if short and small and self._details_need(present) > remaining - named_cost:
             # a small summary whose exact details do not fit has no overview: the details
             # need the room more (and the items it would name need not go first)
@@ -1015,6 +1017,12 @@ class SummaryBuilder:
                 # the overview is rebuilt on every compaction: what it names must also be
                 # an item, or a later compaction loses it
                 extra = max(extra, _PIN)
+            if id(c) in named_ids:
+                # the room kept free of the details is theirs: they go before the other
+                # pinned items (a re-fit's boost must not give the goal's room to a step),
+                # by their own priority (the rules' pin and any boost aside)
+                own = c.priority - _PIN if c.priority >= _PIN else c.priority
+                return (-(_FIRST + own), -c.order)
             return (-(c.priority + extra), -c.order)
 
         keys = {id(c): rank_key(c) for c in self.candidates}  # fixed during the fill
