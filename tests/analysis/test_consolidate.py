@@ -235,7 +235,9 @@ def test_types_must_match_fragments() -> None:
 @pytest.mark.parametrize(
     "text",
     ["ok", "Okay.", "好的", "好的，谢谢！", "收到", "thanks!", "Thank you", "got it", "嗯",
-     "明白了。", "Sounds good!", "👍", "👍👍", "ok, thanks", "收到～"],
+     "明白了。", "Sounds good!", "👍", "👍👍", "ok, thanks", "收到～",
+     # a prompt to go on with what is under way
+     "Go on.", "Please continue.", "continue", "ok, keep going", "继续", "好的，继续吧。"],
 )
 def test_short_acknowledgements_are_confirmations(text: str) -> None:
     assert is_confirmation(text)
@@ -244,7 +246,8 @@ def test_short_acknowledgements_are_confirmations(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["好的，我先看一下日志", "Thanks! Can you also add tests?", "yes", "可以", "ok " * 30,
-     "Got it, the limit is 30 days.", "", "   "],
+     "Got it, the limit is 30 days.", "", "   ", "Continue with the import of orders.csv",
+     "继续修复登录问题", "go on to the next file"],
 )
 def test_content_is_not_a_confirmation(text: str) -> None:
     assert not is_confirmation(text)

@@ -420,6 +420,30 @@ def test_the_current_goal_survives_every_level(name: str, goal: str | None) -> N
         assert goal is None or any(goal in text for text in found), level
 
 
+@pytest.mark.parametrize("go_on", ["Go on.", "Please continue.", "继续"])
+def test_a_prompt_to_go_on_is_no_current_goal(go_on: str) -> None:
+    task = "Fix the login bug in app/auth.py; the session cookie expires too early."
+    found = ("I looked at app/auth.py and found the expiry set to 60 seconds, far below the "
+             "3600 seconds that docs/auth.md promises. ")
+    fixed = ("Raised the expiry to 3600 seconds in app/auth.py and ran `pytest "
+             "tests/test_auth.py`: 14 passed. ")
+    conv = Conversation(messages=[
+        Message(role="user", parts=[Text(task)]),
+        Message(role="assistant", parts=[Text(found * 3)]),
+        Message(role="user", parts=[Text(go_on)]),
+        Message(role="assistant", parts=[Text(fixed * 3)]),
+        Message(role="user", parts=[Text("thanks")]),
+        Message(role="assistant", parts=[Text("You're welcome.")]),
+    ])
+    summary = compress(conv, level="heavy", keep_last=2).summary
+    assert summary is not None
+    overview = " ".join(item.text for item in summary.short)
+    assert go_on not in overview
+    assert task in overview  # the request that is under way
+    goals = [i.text for s in summary.sections for i in s.items if s.key == "goal"]
+    assert not any(go_on in text for text in goals)
+
+
 @pytest.mark.data
 @pytest.mark.parametrize("path", [
     "transcripts/claude-code/python-to-rust-port.transcript.jsonl",

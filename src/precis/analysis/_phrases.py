@@ -87,6 +87,12 @@ _CONFIRMATION_PHRASES = (
     "明白", "明白了", "了解", "了解了", "知道了", "懂了", "谢谢", "谢谢你", "谢谢您", "多谢",
     "感谢", "非常感谢", "辛苦了", "辛苦", "好的谢谢", "ok的", "没问题", "麻烦了",
 )
+# A prompt to go on with what is under way ("continue", "继续"): nothing new either. (Not an
+# answer lead: "continue with the import" says what to do.)
+_CONTINUE_PHRASES = (
+    "continue", "please continue", "go on", "please go on", "keep going", "carry on",
+    "proceed", "please proceed", "继续", "请继续", "继续吧",
+)
 _EMOJI = (  # thumbs up, OK hand, folded hands, check mark, smiles, handshake, 100
     "\U0001f44d\U0001f44c\U0001f64f\u2705\U0001f642\U0001f60a\U0001f600\U0001f601\u263a"
     "\U0001f91d\U0001f4af"
@@ -94,12 +100,14 @@ _EMOJI = (  # thumbs up, OK hand, folded hands, check mark, smiles, handshake, 1
 
 # The first character of every acknowledgement phrase (lower case): a text starting with
 # anything else is no confirmation.
-CONFIRMATION_START: frozenset[str] = frozenset(p[0] for p in _CONFIRMATION_PHRASES)
+CONFIRMATION_START: frozenset[str] = frozenset(
+    p[0] for p in (*_CONFIRMATION_PHRASES, *_CONTINUE_PHRASES))
 
 # The whole fragment is one or more acknowledgements, separated by punctuation or spaces.
 # Applied to NFKC, lower-cased text of bounded length, so the alternation stays cheap.
 _ACK = "|".join(
-    re.escape(p) for p in sorted(_CONFIRMATION_PHRASES, key=len, reverse=True)
+    re.escape(p) for p in sorted((*_CONFIRMATION_PHRASES, *_CONTINUE_PHRASES), key=len,
+                                 reverse=True)
 )
 CONFIRMATION = re.compile(
     rf"(?:(?:{_ACK})(?![a-z])|[{_EMOJI}\ufe0f])"

@@ -637,9 +637,11 @@ class SummaryBuilder:
         a = self.analysis
         types = a.classifications
         frags = self.fragments
-        # the summarized messages only: the recent ones follow the summary verbatim
+        # the summarized messages only: the recent ones follow the summary verbatim; an
+        # acknowledgement or a "go on" (folded) says nothing of its own
+        folded = a.consolidation.folded
         everything = [i for i in self.range
-                      if _substantive(frags[i].text)
+                      if _substantive(frags[i].text) and frags[i].id not in folded
                       and a.importance[i].level in self.levels
                       and frags[i].provenance.message not in self.summaries]
         superseded = a.consolidation.superseded_by
