@@ -175,7 +175,9 @@ def test_unit_weights_are_the_inverse_document_frequency(name: str) -> None:
     cov = builder._coverage_index()
     weight = dict(zip(cov.ids, cov.weights))
     holders = {u: cov.held_by[n] for u, n in cov.ids.items()}
-    units = [_units(c.text) if c.section != "log" else set() for c in builder.candidates]
+    # the units of a line that its fragments say (a tool's label and line count aside)
+    units = [builder._said_units(c) if c.section != "log" else set()
+             for c in builder.candidates]
     n = sum(1 for c in builder.candidates if c.section != "log") + 1
     df = Counter(u for found in units for u in found)
     assert set(weight) == set(df)
@@ -193,7 +195,8 @@ def test_unit_weights_are_the_inverse_document_frequency(name: str) -> None:
 def _reference_order(builder: SummaryBuilder, free: list[Candidate], covered: set[str]
                      ) -> list[Candidate]:
     """The greedy for maximum coverage written plainly (dicts by candidate, a lazy heap)."""
-    units = {id(c): _units(c.text) for c in builder.candidates if c.section != "log"}
+    units = {id(c): builder._said_units(c) for c in builder.candidates
+             if c.section != "log"}
     df = Counter(u for found in units.values() for u in found)
     n = len(units) + 1
     weight = {u: int(1000 * math.log((n + 1) / (d + 0.5)) / math.log(n + 1)
@@ -235,7 +238,7 @@ def test_ranking_is_the_plain_greedy_for_coverage(name: str) -> None:
     free = [c for c in builder.candidates if c.section != "log" and c.priority < 10.0]
     covered = _units(present)
     for c in pinned:
-        covered |= _units(c.text)
+        covered |= builder._said_units(c)
     assert len(free) > 3
     assert ranked[:len(pinned)] == pinned
     assert ranked[len(pinned):] == _reference_order(builder, free, covered)

@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from _builders import summary_builder
 
 import precis
 from precis import Conversation, Message, Text, ToolCall, ToolResult
@@ -181,6 +182,31 @@ def test_units_are_content_words_and_facts() -> None:
     assert _units("The service listens on port 8080 and app/db.py is fine.") == {
         "service", "listens", "port", "8080", "app/db.py", "fine"}
     assert {"端口", "口改", "改成"} <= _units("端口改成 8443")
+
+
+def test_a_tool_result_line_carries_what_the_tool_said_not_its_label() -> None:
+    # The line of a result is "pytest returned: <first line> (23 lines)": the tool's label
+    # and the count of lines are precis's words; they tell the ranking nothing.
+    output = "collected 412 items in tests/api\n" + "\n".join(
+        f"tests/api/test_{k}.py ........ ok" for k in range(22))
+    conv = Conversation(messages=[
+        Message(role="user", parts=[Text("Run the API tests and tell me what fails.")]),
+        Message(role="assistant", parts=[ToolCall(id="c1", name="pytest",
+                                                  arguments='{"path": "tests/api"}')]),
+        Message(role="tool", parts=[ToolResult(call_id="c1", content=output, name="pytest")]),
+        Message(role="assistant", parts=[Text("All 412 tests in tests/api pass.")]),
+        Message(role="user", parts=[Text("ok")]),
+        Message(role="assistant", parts=[Text("Anything else?")]),
+    ])
+    builder = summary_builder(conv)
+    result = next(c for c in builder.candidates
+                  if builder.fragments[c.order].kind == "tool_result")
+    assert result.text.endswith("(23 lines)")  # the line as the summary shows it
+    units = builder._said_units(result)
+    assert {"collected", "412", "items", "tests/api"} <= units
+    assert not {"23", "returned", "lines"} & units
+    spoken = next(c for c in builder.candidates if "All 412 tests" in c.text)
+    assert builder._said_units(spoken) == _units(spoken.text)
 
 
 # -- exact details ---------------------------------------------------------------------------

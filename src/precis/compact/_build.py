@@ -1166,7 +1166,7 @@ class SummaryBuilder:
             slot = {id(c): k for k, c in enumerate(cands)}
             ids: dict[str, int] = {}
             number = ids.setdefault  # a unit seen first gets the next number
-            units = [[number(u, len(ids)) for u in _units(c.text)] if c.section != "log"
+            units = [[number(u, len(ids)) for u in self._said_units(c)] if c.section != "log"
                      else [] for c in cands]
             held_by: list[list[int]] = [[] for _ in ids]
             for k, mine in enumerate(units):
@@ -1191,6 +1191,16 @@ class SummaryBuilder:
             total = [sum(map(weights.__getitem__, mine)) for mine in units]
             self._coverage = _Coverage(slot, ids, units, total, weights, held_by)
         return self._coverage
+
+    def _said_units(self, c: Candidate) -> set[str]:
+        """The units of a candidate's line that its fragments say: the line of a tool result,
+        a tool call or a block leaves out what precis adds to it (a tool's label, a count of
+        lines), which tells nothing of the conversation."""
+        found = _units(c.text)
+        if self.fragments[c.order].kind in _SPOKEN:
+            return found
+        said = " ".join(self.fragments[self.position[s]].text for s in c.sources).lower()
+        return {u for u in found if u in said}
 
     def _names(self) -> set[str]:
         """Words (lowercase, as units are) that the talk of the range writes as names:
