@@ -29,8 +29,11 @@ _PROV = Provenance(round=0, message=0, part=0, start=0, end=0)
 
 
 def frags(
-    texts: Sequence[str], kinds: Sequence[str] | None = None, role: str = "user"
+    texts: Sequence[str], kinds: Sequence[str] | None = None, role: str = "user",
+    messages: Sequence[int] | None = None,
 ) -> list[Fragment]:
+    """Fragments of the given texts, each in a message of its own unless ``messages`` says
+    which message each is in."""
     return [
         Fragment(
             id=f"S{i + 1}",
@@ -38,7 +41,7 @@ def frags(
             text=text,
             role=role,
             language="en",
-            provenance=_PROV,
+            provenance=_PROV._replace(message=messages[i] if messages else i),
         )
         for i, text in enumerate(texts)
     ]
@@ -201,6 +204,34 @@ def test_unrelated_goals_are_not_chained() -> None:
         "Actually, write the changelog in Markdown.",
     ])
     assert find_chains(fragments, ["goal"] * 4) == []
+
+
+def test_points_of_one_message_are_not_versions_of_each_other() -> None:
+    texts = ["保留时间改一下，order 的要留 15 天，对账要用。",
+             "gateway 和 nginx 的保留时间还是 7 天。"]
+    types = ["constraint", "constraint"]
+    # the same two sentences in two turns: the second changes the first
+    assert [c.fragments for c in find_chains(frags(texts), types)] == [("S1", "S2")]
+    # said together, they are two rules side by side: both hold
+    together = consolidate(frags(texts, messages=[0, 0]), types)
+    assert together.chains == []
+    assert together.superseded_by == {}
+
+
+def test_a_new_version_said_in_two_sentences_leaves_both_current() -> None:
+    texts = [
+        "帮我写个脚本，把 `orders.csv` 里重复的订单去掉，按 `order_id` 去重就行。",
+        "不对，同一个订单可能有多个 SKU，只按 `order_id` 去重会把正常的明细也删掉。",
+        "改成按 `order_id` + `sku` 去重，重复的保留 `updated_at` 最新的那条。",
+    ]
+    types = ["goal", "decision", "goal"]
+    apart = consolidate(frags(texts), types)  # three turns: three versions
+    assert [c.fragments for c in apart.chains] == [("S1", "S2", "S3")]
+    assert apart.superseded_by == {"S1": "S2", "S2": "S3"}
+    # the objection and the new rule in one reply: the first version goes, both of theirs hold
+    together = consolidate(frags(texts, messages=[0, 1, 1]), types)
+    assert [c.fragments for c in together.chains] == [("S1", "S2", "S3")]
+    assert together.superseded_by == {"S1": "S2"}
 
 
 def test_only_goal_constraint_decision_types_form_chains() -> None:

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _builders import summary_builder
 
 import precis
 from precis import (
@@ -428,6 +429,26 @@ def test_requirement_chain_zh() -> None:
     text = chained[0].text
     assert text.index("100 元") < text.index("200 元") < text.index("500 元", text.index("此前"))
     assert "500" in text.split("此前")[0]  # the version in force comes first
+
+
+def test_a_reason_said_with_the_new_version_is_no_earlier_version() -> None:
+    first = "帮我写个脚本，把 `orders.csv` 里重复的订单去掉，按 `order_id` 去重就行。"
+    reason = "不对，同一个订单可能有多个 SKU，只按 `order_id` 去重会把正常的明细也删掉。"
+    current = "改成按 `order_id` + `sku` 去重，重复的保留 `updated_at` 最新的那条。"
+    conv = Conversation(messages=[
+        Message(role="user", parts=[Text(first)]),
+        Message(role="assistant", parts=[Text("按 `order_id` 去重后删掉了 1334 行。")]),
+        Message(role="user", parts=[Text(reason + current)]),
+        Message(role="assistant", parts=[Text("这次只删除了 719 行，都是同一 SKU 的重复记录。")]),
+        Message(role="user", parts=[Text("好的，谢谢。")]),
+        Message(role="assistant", parts=[Text("不客气。")]),
+    ])
+    summary, _ = summary_builder(conv).fill(1000)
+    [item] = [i for i in summary.items if i.text.startswith(current)]
+    assert item.text.endswith(f"(此前：{first})")  # the version it replaces, and only that
+    assert ids_of(conv, reason)[0] not in item.sources
+    # the reason is an item of its own
+    assert [i for i in summary.items if i.text.startswith(reason)]
 
 
 @pytest.mark.parametrize(("name", "word"), [("coding_en", "ok"), ("coding_zh", "好的")])

@@ -68,6 +68,7 @@ class ChainItem:
     hashes: frozenset[int]  # their hash32 values (to look up document frequency)
     slots: Mapping[str, frozenset[str]]  # slot -> values
     cue: bool
+    message: int = -1  # the message it is in (-1: not known)
 
 
 def chain_item(
@@ -78,6 +79,7 @@ def chain_item(
     terms: list[tuple[str, int]] | None = None,
     *,
     maybe_cue: bool = True,
+    message: int = -1,
 ) -> ChainItem | None:
     """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
 
@@ -86,7 +88,8 @@ def chain_item(
     count: a requirement is stated in a sentence or two, and a 1 MB "goal" stays cheap.
     ``terms`` may give ``shingler.terms(normalized)`` if it is already known; ``maybe_cue``
     false says the text holds no change cue (no word of
-    :data:`~precis.analysis._phrases.CHANGE_HINT`).
+    :data:`~precis.analysis._phrases.CHANGE_HINT`). ``message`` is the message the fragment
+    is in: two fragments of one message are never versions of each other.
     """
     if len(normalized) > _MAX_CHARS:
         terms = None
@@ -103,7 +106,8 @@ def chain_item(
     if not pairs and not found:
         return None
     key_terms, hashes = zip(*pairs) if pairs else ((), ())
-    return ChainItem(index=index, terms=key_terms, hashes=frozenset(hashes), slots=found, cue=cue)
+    return ChainItem(index=index, terms=key_terms, hashes=frozenset(hashes), slots=found, cue=cue,
+                     message=message)
 
 
 _FUNCTION_CHAR = re.compile("[" + "".join(sorted(CJK_FUNCTION_CHARS)) + "]")
@@ -201,6 +205,8 @@ def link_versions(
         for cand, value in score.items():
             if value <= 0 and pos - cand > _SLOT_ONLY_WINDOW:
                 continue  # nothing but a unit in common: only a version if close by
+            if item.message >= 0 and items[cand].message == item.message:
+                continue  # one message states its points side by side: a change comes later
             if cand in changed:
                 value += slot_bonus
             if value >= threshold and (best is None or (value, cand) > best):

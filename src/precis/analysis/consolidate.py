@@ -620,7 +620,7 @@ def _chains(
     items: list[ChainItem] = []
     for k, (i, norm) in enumerate(eligible):
         item = chain_item(i, fragments[i].text, norm, analysis.shingler, analysis.terms.get(i),
-                          maybe_cue=k in hinted)
+                          maybe_cue=k in hinted, message=fragments[i].provenance.message)
         if item is not None:
             items.append(item)
     if len(items) < 2:
@@ -695,6 +695,8 @@ def consolidate(
             superseded[fragments[i].id] = fragments[group[-1]].id
     for chain in index_chains:
         for older, newer in pairwise(chain):
+            if fragments[older].provenance.message == fragments[newer].provenance.message:
+                continue  # two parts of one new version, said together: both hold
             for i in group_of.get(older, [older]):
                 if i < newer:
                     superseded[fragments[i].id] = fragments[newer].id

@@ -403,10 +403,7 @@ class SummaryBuilder:
                 sources = (self.fragments[lead_in].id, *sources)
                 lead_in = None
             if chain is not None:
-                sources = tuple(dict.fromkeys(
-                    [s for s in chain_of[fid].fragments if self.position[s] in self.in_range]
-                    + list(sources)
-                ))
+                sources = tuple(dict.fromkeys(self._history(chain) + list(sources)))
             priority = self._priority(i)
             if (cls.type == "constraint" and frag.role == "user" and level == "HIGH"
                     and speaker is None):
@@ -446,11 +443,8 @@ class SummaryBuilder:
             if members and len(members) > 1:
                 text += " " + label(self.language, "said_times", n=len(members))
             if chain is not None and len(chain.fragments) > 1:
-                earlier = [
-                    self._digest(self.position[f], _HISTORY_CHARS)
-                    for f in chain.fragments[:-1]
-                    if self.position[f] in self.in_range
-                ]
+                earlier = [self._digest(self.position[f], _HISTORY_CHARS)
+                           for f in self._history(chain)]
                 if earlier:
                     versions = " → ".join(earlier)
                     text += f" ({label(self.language, 'earlier', versions=versions)})"
@@ -1191,6 +1185,13 @@ class SummaryBuilder:
             total = [sum(map(weights.__getitem__, mine)) for mine in units]
             self._coverage = _Coverage(slot, ids, units, total, weights, held_by)
         return self._coverage
+
+    def _history(self, chain: Chain) -> list[str]:
+        """The earlier versions of a chain's current one in the range (a part said in the
+        same message as the current version is no earlier version: it is an item)."""
+        now = self.fragments[self.position[chain.current]].provenance.message
+        return [f for f in chain.fragments[:-1] if self.position[f] in self.in_range
+                and self.fragments[self.position[f]].provenance.message != now]
 
     def _said_units(self, c: Candidate) -> set[str]:
         """The units of a candidate's line that its fragments say: the line of a tool result,
