@@ -658,8 +658,9 @@ def find_chains(
     """Requirement version chains; ``types[i]`` is the fragment type of ``fragments[i]``.
 
     Only fragments whose type is in ``config.chain_types`` (goal, constraint, decision) take
-    part; a restatement (a later member of a duplicate group) is never a new version. Chains
-    are in order of their first version; ids are ``C1``, ``C2``, ...
+    part; a restatement (a later member of a duplicate group) is never a new version, and a
+    fragment is never a new version of one in the same message (``provenance.message``).
+    Chains are in order of their first version; ids are ``C1``, ``C2``, ...
     """
     _check_types(fragments, types)
     cfg = config or ConsolidationConfig()
