@@ -218,6 +218,20 @@ def test_points_of_one_message_are_not_versions_of_each_other() -> None:
     assert together.superseded_by == {}
 
 
+def test_only_the_user_changes_what_the_user_asked_for() -> None:
+    texts = ["Don't delete anything from the RAW tables; they are our audit trail.",
+             "Then the fix is a dedup view on top of the RAW tables instead of deleting rows."]
+    types = ["constraint", "decision"]
+    user_then_assistant = [frags(texts)[0], frags(texts, role="assistant")[1]]
+    result = consolidate(user_then_assistant, types)
+    assert result.chains == []
+    assert result.superseded_by == {}  # the user's rule holds
+    # the same words from one speaker are a change (the user's own, or the assistant's)
+    for role in ("user", "assistant"):
+        [chain] = consolidate(frags(texts, role=role), types).chains
+        assert chain.fragments == ("S1", "S2")
+
+
 def test_a_new_version_said_in_two_sentences_leaves_both_current() -> None:
     texts = [
         "帮我写个脚本，把 `orders.csv` 里重复的订单去掉，按 `order_id` 去重就行。",

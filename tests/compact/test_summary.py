@@ -427,8 +427,12 @@ def test_requirement_chain_zh() -> None:
     chained = [i for i in summary_of(result).items if "此前：" in i.text]
     assert len(chained) == 1
     text = chained[0].text
-    assert text.index("100 元") < text.index("200 元") < text.index("500 元", text.index("此前"))
-    assert "500" in text.split("此前")[0]  # the version in force comes first
+    # the version in force, in the user's words, comes first; its history in time order
+    now, history = text.split("此前：")
+    assert now.startswith("还是改成：报表只统计金额大于 500 元的订单")
+    assert history.index("100 元") < history.index("200 元") and "500" not in history
+    # the assistant's "收到，门槛改为 500 元" is no new version of the user's rule
+    assert any(i.text.startswith("收到，门槛改为 500 元") for i in summary_of(result).items)
 
 
 def test_a_reason_said_with_the_new_version_is_no_earlier_version() -> None:

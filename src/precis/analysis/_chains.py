@@ -69,6 +69,7 @@ class ChainItem:
     slots: Mapping[str, frozenset[str]]  # slot -> values
     cue: bool
     message: int = -1  # the message it is in (-1: not known)
+    role: str = ""  # who said it ("": not known)
 
 
 def chain_item(
@@ -80,6 +81,7 @@ def chain_item(
     *,
     maybe_cue: bool = True,
     message: int = -1,
+    role: str = "",
 ) -> ChainItem | None:
     """The :class:`ChainItem` of fragment ``index``, or None when it has no key term or slot.
 
@@ -107,7 +109,7 @@ def chain_item(
         return None
     key_terms, hashes = zip(*pairs) if pairs else ((), ())
     return ChainItem(index=index, terms=key_terms, hashes=frozenset(hashes), slots=found, cue=cue,
-                     message=message)
+                     message=message, role=role)
 
 
 _FUNCTION_CHAR = re.compile("[" + "".join(sorted(CJK_FUNCTION_CHARS)) + "]")
@@ -207,6 +209,10 @@ def link_versions(
                 continue  # nothing but a unit in common: only a version if close by
             if item.message >= 0 and items[cand].message == item.message:
                 continue  # one message states its points side by side: a change comes later
+            if item.role != "user":
+                versions = chain_of.get(cand)
+                if items[versions[-1] if versions else cand].role == "user":
+                    continue  # only the user changes what the user asked for
             if cand in changed:
                 value += slot_bonus
             if value >= threshold and (best is None or (value, cand) > best):

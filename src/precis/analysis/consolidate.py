@@ -620,7 +620,8 @@ def _chains(
     items: list[ChainItem] = []
     for k, (i, norm) in enumerate(eligible):
         item = chain_item(i, fragments[i].text, norm, analysis.shingler, analysis.terms.get(i),
-                          maybe_cue=k in hinted, message=fragments[i].provenance.message)
+                          maybe_cue=k in hinted, message=fragments[i].provenance.message,
+                          role=fragments[i].role)
         if item is not None:
             items.append(item)
     if len(items) < 2:
@@ -658,9 +659,10 @@ def find_chains(
     """Requirement version chains; ``types[i]`` is the fragment type of ``fragments[i]``.
 
     Only fragments whose type is in ``config.chain_types`` (goal, constraint, decision) take
-    part; a restatement (a later member of a duplicate group) is never a new version, and a
-    fragment is never a new version of one in the same message (``provenance.message``).
-    Chains are in order of their first version; ids are ``C1``, ``C2``, ...
+    part; a restatement (a later member of a duplicate group) is never a new version, a
+    fragment is never a new version of one in the same message (``provenance.message``), and
+    only the user's words are a new version of the user's. Chains are in order of their
+    first version; ids are ``C1``, ``C2``, ...
     """
     _check_types(fragments, types)
     cfg = config or ConsolidationConfig()
