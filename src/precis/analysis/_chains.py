@@ -91,7 +91,8 @@ def chain_item(
     ``terms`` may give ``shingler.terms(normalized)`` if it is already known; ``maybe_cue``
     false says the text holds no change cue (no word of
     :data:`~precis.analysis._phrases.CHANGE_HINT`). ``message`` is the message the fragment
-    is in: two fragments of one message are never versions of each other.
+    is in (two fragments of one message are never versions of each other) and ``role`` who
+    said it (only the user's words are a new version of the user's).
     """
     if len(normalized) > _MAX_CHARS:
         terms = None

@@ -203,7 +203,8 @@ def _where(name: str) -> str:
 
 
 def is_confirmation(text: str, *, max_chars: int = 40) -> bool:
-    """Whether ``text`` is only an acknowledgement ("ok", "好的，谢谢！", "👍", "got it.").
+    """Whether ``text`` is only an acknowledgement ("ok", "好的，谢谢！", "👍", "got it.") or a
+    prompt to go on ("continue", "继续").
 
     Only short texts (at most ``max_chars`` characters once stripped) made entirely of
     acknowledgement phrases, emoji, punctuation and spaces count; "好的，我先看一下" and
