@@ -210,7 +210,7 @@ def link_versions(
                 continue  # nothing but a unit in common: only a version if close by
             if item.message >= 0 and items[cand].message == item.message:
                 continue  # one message states its points side by side: a change comes later
-            if item.role != "user":
+            if item.role and item.role != "user":
                 versions = chain_of.get(cand)
                 if items[versions[-1] if versions else cand].role == "user":
                     continue  # only the user changes what the user asked for
