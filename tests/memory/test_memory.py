@@ -8,32 +8,13 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from _embedders import WordHashEmbedder
 
 from precis import Message, NotFoundError, QueryError, StoreError, load
 from precis.memory import Filters, Memory, MemoryCard, SQLiteStore, extract_cards
 from precis.model import Conversation
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
-
-
-class WordHashEmbedder:
-    """A real (tiny) embedder for tests: hashed bag of words, so similar texts are close."""
-
-    name = "test-bow"
-    dim = 64
-
-    def embed(self, texts):  # type: ignore[no-untyped-def]
-        import numpy as np
-
-        from precis.memory.text import words
-
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for word in words(text):
-                out[row, sum(map(ord, word)) % self.dim] += 1.0
-            norm = float(np.linalg.norm(out[row])) or 1.0
-            out[row] /= norm
-        return out
 
 
 @pytest.fixture
@@ -261,7 +242,7 @@ def test_store_file_is_wal_and_migrations_are_recorded(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert [r[0] for r in db.execute("SELECT name FROM migrations ORDER BY name")] == [
-        "0001_initial", "0002_runtime", "0003_keyword_terms"]
+        "0001_initial", "0002_runtime", "0003_keyword_terms", "0004_tenants"]
 
 
 def test_cards_from_a_conversation_without_ids_or_times() -> None:

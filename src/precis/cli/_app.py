@@ -9,6 +9,7 @@ from precis.cli.compress import compress_command
 from precis.cli.explain import explain_command
 from precis.cli.formats import formats_command
 from precis.cli.inspect import inspect_command
+from precis.cli.keys import keys_group
 from precis.cli.memory import memory_group
 
 __all__ = ["cli"]
@@ -30,3 +31,4 @@ cli.add_command(compress_command)
 cli.add_command(explain_command)
 cli.add_command(formats_command)
 cli.add_command(memory_group)
+cli.add_command(keys_group)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["memory_group"]
 
 STORE_ENV = "PRECIS_MEMORY"
+TENANT_ENV = "PRECIS_TENANT"
 _BATCH_KEYS = {"id", "query", "k", "user", "agent", "session", "type", "types", "speaker",
                "since", "until", "current", "context"}
 
@@ -30,11 +31,12 @@ _BATCH_KEYS = {"id", "query", "k", "user", "agent", "session", "type", "types", 
 class _Settings:
     store: str | None
     embedder: str
+    tenant: str
 
     def open(self) -> Memory:
         from precis.memory import Memory
 
-        return Memory(self.store, embedder=self.embedder)
+        return Memory(self.store, embedder=self.embedder, tenant=self.tenant)
 
 
 def _filter_options(func: Any) -> Any:
@@ -73,10 +75,13 @@ def _filters(user: str | None, agent: str | None, session: str | None, types: tu
 @click.option("--embedder", "-e", default="auto", show_default=True, metavar="SPEC",
               help="auto (the store's choice, else local MiniLM when installed), none "
                    "(keywords only), local, or openai:MODEL (with PRECIS_EMBED_URL).")
+@click.option("--tenant", default="default", show_default=True, envvar=TENANT_ENV,
+              metavar="NAME", help="The tenant whose memory to read and write (the service's "
+                                   f"API keys name theirs; or ${TENANT_ENV}).")
 @click.pass_context
-def memory_group(ctx: click.Context, store: str | None, embedder: str) -> None:
+def memory_group(ctx: click.Context, store: str | None, embedder: str, tenant: str) -> None:
     """Long-term memory: cards from conversations, hybrid keyword + semantic search."""
-    ctx.obj = _Settings(store, embedder)
+    ctx.obj = _Settings(store, embedder, tenant)
 
 
 @memory_group.command("ingest")
@@ -414,6 +419,7 @@ def stats_command(settings: _Settings, as_json: bool) -> None:
         click.echo(json.dumps(stats, ensure_ascii=False, indent=2))
         return
     click.echo(f"store: {stats['path']}")
+    click.echo(f"tenant: {stats['tenant']}")
     for key in ("cards", "sessions", "messages", "users", "superseded", "keyword_terms"):
         click.echo(f"{key.replace('_', ' ')}: {stats[key]:,}")
     click.echo(f"embedder: {stats.get('embedder') or 'none'}")

@@ -13,6 +13,7 @@ from precis.memory.memory import IngestReport, Memory
 from precis.memory.query import QueryPlan, understand
 from precis.memory.search import Hit, SearchResult, search
 from precis.memory.store import (
+    DEFAULT_TENANT,
     CardVersion,
     Filters,
     SessionRecord,
@@ -23,6 +24,7 @@ from precis.memory.store import (
 
 __all__ = [
     "CARD_TYPES",
+    "DEFAULT_TENANT",
     "SCOPES",
     "CardVersion",
     "Extraction",

@@ -1,5 +1,6 @@
-"""The fields searches filter on (user, agent, session, speaker, type, time, superseded),
-and the card ids they return, for every card of the store, in memory as numpy columns.
+"""The fields searches filter on (tenant, user, agent, session, speaker, type, time,
+superseded), and the card ids they return, for every card of the store, in memory as numpy
+columns.
 
 A filtered search needs the set of cards its filters allow before it ranks (filters are
 enforced in the store, not applied to the results). Asking SQLite for that set costs a
@@ -21,7 +22,7 @@ __all__ = ["FIELDS", "CardColumns"]
 
 # the card table's columns, in the order rows are given to CardColumns.add (after the
 # row id and the card id)
-FIELDS = ("user_id", "agent_id", "session_id", "speaker", "type")
+FIELDS = ("tenant", "user_id", "agent_id", "session_id", "speaker", "type")
 _NONE = -1  # the code of a missing value: equal to no filter value
 
 
@@ -91,6 +92,15 @@ class CardColumns:
         if current_only:
             mask &= ~self._superseded
         return self.ids[mask]
+
+    def only(self, field: str, value: str) -> bool:
+        """Whether every card held has ``value`` in ``field`` (true when none is held)."""
+        codes = self._codes[field]
+        if not codes:
+            return True
+        if set(codes) != {value}:
+            return False
+        return not bool(np.any(self._values[field] == _NONE))
 
     def names(self, ids: npt.NDArray[np.int64]) -> list[str | None]:
         """The card ids of row ids (``None`` for a row id not held)."""

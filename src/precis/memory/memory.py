@@ -9,6 +9,10 @@
         for hit in memory.search("how did we pick the GPU?", user="ana").hits:
             print(hit.score, hit.card.content, [m.message_id for m in hit.sources])
 
+``Memory(path, tenant="acme")`` (or ``Memory(store=store.for_tenant("acme"))``) reads and
+writes one tenant's memory only (see :mod:`precis.memory.store.base`); the default tenant
+is ``"default"``.
+
 The embedder is chosen once per store and recorded in it: ``"auto"`` takes the local MiniLM
 model when it is installed and lexical-only search otherwise; later opens reuse the recorded
 choice unless told otherwise.
@@ -33,6 +37,7 @@ from precis.errors import (
 from precis.memory.card import MemoryCard
 from precis.memory.extract import extract_cards
 from precis.memory.search import SearchResult, search
+from precis.memory.store._rows import utc_now
 from precis.memory.store.base import (
     NO_FILTERS,
     CardVersion,
@@ -40,7 +45,7 @@ from precis.memory.store.base import (
     Store,
     StoredMessage,
 )
-from precis.memory.store.sqlite import EmbeddingCacheView, SQLiteStore, utc_now
+from precis.memory.store.sqlite import EmbeddingCacheView, SQLiteStore
 from precis.model import Conversation
 
 if TYPE_CHECKING:
@@ -98,9 +103,14 @@ class Memory:
         *,
         embedder: str | Embedder | None = "auto",
         store: Store | None = None,
+        tenant: str | None = None,
         **embedder_options: Any,
     ) -> None:
-        self.store: Store = store if store is not None else SQLiteStore(path)
+        if store is None:
+            store = SQLiteStore(path) if tenant is None else SQLiteStore(path, tenant=tenant)
+        elif tenant is not None and tenant != store.tenant:
+            store = store.for_tenant(tenant)
+        self.store: Store = store
         self.embedder = self._choose_embedder(embedder, embedder_options)
 
     def _choose_embedder(self, embedder: str | Embedder | None, options: dict[str, Any]

@@ -40,7 +40,7 @@ from precis.segment._lang import detect_language
 from precis.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:
-    from precis.memory.store.sqlite import SQLiteStore
+    from precis.memory.store.base import Store
 
 __all__ = ["ContextMemory"]
 
@@ -60,7 +60,7 @@ class ContextMemory:
         config: ContextConfig | None = None,
         tokenizer: str | TokenCounter = "estimate",
         session: str = "default",
-        store: SQLiteStore | None = None,
+        store: Store | None = None,
         llm: Any = None,
         prompts: Any = None,
         plan: Callable[[], str | None] | None = None,
@@ -405,7 +405,7 @@ class ContextMemory:
         self.store.save_state(self.session, json.dumps(self.state(), ensure_ascii=False))
 
     @classmethod
-    def load(cls, store: SQLiteStore, session: str = "default", **options: Any
+    def load(cls, store: Store, session: str = "default", **options: Any
              ) -> ContextMemory:
         """The session saved by :meth:`save` (NotFoundError if there is none)."""
         data = store.load_state(session)

@@ -1,22 +1,76 @@
-"""What every memory store offers: the small interface the search and the CLI use.
+"""What every memory store offers: the small interface the search, the CLI and the service use.
 
 The embedded default is :class:`~precis.memory.store.sqlite.SQLiteStore`; a PostgreSQL +
 pgvector store implements the same methods. Filters (user, agent, session, type, time) are
 applied by the store inside its queries, never after the fact.
+
+Tenants
+-------
+A store object is **bound to one tenant** (:attr:`Store.tenant`); every method that reads,
+writes, searches or deletes cards, sessions, messages, history, offloads or saved runtime
+state sees that tenant's rows only. The tenant is a column of every table holding such rows
+and a condition of every query on them (inside the store, never a filter applied to the
+results), so another tenant's card id is simply not found (:class:`~precis.errors.
+NotFoundError`) and the same card id, session id or offload id may exist once per tenant.
+
+- The library and the CLI use :data:`DEFAULT_TENANT` (``"default"``) unless told otherwise;
+  a store written before tenants existed has all its rows in that tenant after migration.
+- :meth:`Store.for_tenant` gives the same store bound to another tenant. The two objects
+  share the connection(s) and caches, so a service opens one store and takes a cheap bound
+  view per request; closing any of them closes the shared store.
+- Store-wide, not tenant data: :meth:`Store.get_meta` / :meth:`Store.set_meta` (settings such
+  as the embedder choice) and the API keys (:meth:`Store.add_key` ...): a key names its
+  tenant, so looking one up cannot depend on a tenant already known.
+
+Tenant names are checked by :func:`check_tenant` (1-64 characters of letters, digits,
+``_ . -``); a store raises :class:`~precis.errors.ConfigError` for any other.
+
+API keys
+--------
+The store keeps only a key's SHA-256 digest (:mod:`precis.keys` makes and checks keys); the
+key itself is shown once when it is created and cannot be read back.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from precis.errors import ConfigError
 from precis.memory.card import MemoryCard
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["NO_FILTERS", "CardVersion", "Filters", "SessionRecord", "Store", "StoredMessage"]
+__all__ = [
+    "DEFAULT_TENANT",
+    "NO_FILTERS",
+    "ApiKey",
+    "CardVersion",
+    "Filters",
+    "SessionRecord",
+    "Store",
+    "StoredMessage",
+    "check_tenant",
+]
+
+DEFAULT_TENANT = "default"
+"""The tenant of the library, the CLI and every row written before tenants existed."""
+
+_TENANT = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def check_tenant(tenant: object, *, where: str = "tenant") -> str:
+    """``tenant`` if it is a valid tenant name (1-64 letters, digits, ``_ . -``), else a
+    :class:`~precis.errors.ConfigError` naming it."""
+    if not isinstance(tenant, str) or not _TENANT.fullmatch(tenant):
+        raise ConfigError(
+            f"a tenant name is 1-64 letters, digits, '_', '.' or '-', not {tenant!r}",
+            where=where,
+        )
+    return tenant
 
 
 @dataclass(frozen=True)
@@ -82,11 +136,38 @@ class CardVersion:
     card: MemoryCard | None
 
 
+@dataclass(frozen=True)
+class ApiKey:
+    """An API key's record (never the key itself, which only its holder has): ``id`` is
+    public (it appears in the key and in listings), ``revoked_at`` is set once revoked."""
+
+    id: str
+    tenant: str
+    name: str = ""
+    created_at: str = ""
+    revoked_at: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
 class Store(Protocol):
-    """The memory store interface (see the module docstring)."""
+    """The memory store interface (see the module docstring). Every method below, except
+    the meta and key methods, acts on :attr:`tenant`'s rows only."""
 
     @property
     def location(self) -> str: ...
+
+    @property
+    def tenant(self) -> str:
+        """The tenant this store object reads and writes."""
+        ...
+
+    def for_tenant(self, tenant: str) -> Store:
+        """The same store bound to ``tenant`` (checked by :func:`check_tenant`), sharing
+        this one's connection and caches (cheap: one per request is fine)."""
+        ...
 
     def add(
         self,
@@ -136,8 +217,55 @@ class Store(Protocol):
 
     def stats(self) -> dict[str, Any]: ...
 
+    # -- agent runtime (precis.runtime.ContextMemory): offloads and saved state, by the
+    # -- runtime session's id (a ContextMemory session, not an ingested session)
+
+    def put_offload(self, offload_id: str, session_id: str, messages_json: str) -> None: ...
+
+    def get_offload(self, offload_id: str) -> str | None: ...
+
+    def offload_ids(self, session_id: str) -> list[str]: ...
+
+    def delete_offloads(self, session_id: str) -> None: ...
+
+    def save_state(self, session_id: str, state_json: str) -> None: ...
+
+    def load_state(self, session_id: str) -> str | None: ...
+
+    def swap_state(self, session_id: str, expected: str | None, state_json: str) -> bool:
+        """Save ``state_json`` only if the saved state is still ``expected`` (``None``: no
+        state saved), atomically; whether it was saved. Two service workers changing one
+        session at once: one wins, the other is told (never a lost update)."""
+        ...
+
+    def delete_state(self, session_id: str) -> bool:
+        """Forget a saved runtime state and its offloads; whether there was a state."""
+        ...
+
+    def state_ids(self) -> list[str]:
+        """The runtime sessions with a saved state, oldest save first."""
+        ...
+
+    # -- store-wide: settings and API keys (not bound to the tenant) --------------------
+
     def get_meta(self, key: str) -> str | None: ...
 
     def set_meta(self, key: str, value: str) -> None: ...
+
+    def add_key(self, key: ApiKey, digest: str) -> None:
+        """Record a new key by the SHA-256 hex digest of its secret."""
+        ...
+
+    def find_key(self, digest: str) -> ApiKey | None:
+        """The active (not revoked) key with this digest, if any."""
+        ...
+
+    def api_keys(self) -> list[ApiKey]:
+        """Every key, revoked ones too, oldest first."""
+        ...
+
+    def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key (NotFoundError if unknown); the key as revoked."""
+        ...
 
     def close(self) -> None: ...
