@@ -87,7 +87,7 @@ def _pyplot() -> Any:
 
 def draw(c: Chart, path: Path) -> None:
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(8.5, 4.2), dpi=110)
     if c.bars:
         n = max(len(c.series), 1)
         width = 0.8 / n
@@ -110,7 +110,7 @@ def draw(c: Chart, path: Path) -> None:
     ax.set_xlabel(c.xlabel)
     ax.set_ylabel(c.ylabel)
     ax.grid(True, alpha=0.3, which="both" if c.logx or c.logy else "major")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the plot
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     # no "Software" (matplotlib version) in the file: the same figures give the same bytes
@@ -119,7 +119,9 @@ def draw(c: Chart, path: Path) -> None:
 
 
 def _short(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.3g}"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.1f}" if abs(v) >= 1 else f"{v:.3g}"
 
 
 def _by(rows: Sequence[dict[str, Any]], key: str) -> dict[Any, list[dict[str, Any]]]:

@@ -22,7 +22,7 @@ export function init() {
     fileText = file ? await file.text() : null;
     if (file) $("compact-text").value = "";
     $("compact-pick-label").hidden = true;
-    clear($("compact-pick"));
+    $("compact-pick").value = "";
   });
   $("compact-text").addEventListener("input", () => {
     if ($("compact-text").value) {
@@ -43,7 +43,7 @@ function request() {
   const text = fileText ?? $("compact-text").value;
   if (!text.trim()) throw new Error("Choose a conversation file or paste one first.");
   const body = {
-    input: text,
+    conversation: text,
     template: $("compact-template").value,
     tokenizer: $("compact-tokenizer").value,
     output: "json",
@@ -51,7 +51,10 @@ function request() {
   };
   const format = $("compact-format").value;
   if (format) body.format = format;
-  if (!$("compact-pick-label").hidden) body.pick = $("compact-pick").value;
+  if (!$("compact-pick-label").hidden && $("compact-pick").value.trim()) {
+    const pick = $("compact-pick").value.trim();
+    body.pick = /^\d+$/.test(pick) ? Number(pick) : pick;
+  }
   const budget = $("compact-budget").value;
   if (budget) body.budget = Number(budget);
   else body.level = $("compact-level").value;
@@ -69,21 +72,13 @@ async function run() {
     const result = await call("POST", "/v1/compress", request());
     render(result);
   } catch (exc) {
-    if (exc.conversations) offerPick(exc.conversations);
+    // a file of several conversations: say which one (its 0-based index or its id)
+    if (exc.type === "SelectionError") $("compact-pick-label").hidden = false;
     showError("compact-error", exc);
   } finally {
     button.disabled = false;
     button.textContent = "Compact";
   }
-}
-
-/** A file of several conversations: the error lists them; let the user pick one. */
-function offerPick(conversations) {
-  const select = clear($("compact-pick"),
-    conversations.map((c) => el("option", { value: c.id ?? c.index },
-      `${c.index}: ${c.title || c.id || "conversation"} (${c.messages} messages)`)));
-  $("compact-pick-label").hidden = false;
-  select.focus();
 }
 
 function render(result) {

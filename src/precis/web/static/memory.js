@@ -18,11 +18,14 @@ function filters() {
     user_id: $("memory-user").value.trim(),
     agent_id: $("memory-agent").value.trim(),
     session_id: $("memory-session").value.trim(),
-    type: $("memory-type").value.trim(),
     since: $("memory-since").value,
     until: $("memory-until").value,
   };
   return Object.fromEntries(Object.entries(f).filter(([, v]) => v));
+}
+
+function type() {
+  return $("memory-type").value;
 }
 
 async function search() {
@@ -31,9 +34,10 @@ async function search() {
   if (!text) return list();
   try {
     const answer = await call("POST", "/v1/memories/search", {
-      query: text, filters: filters(), k: Number($("memory-k").value) || 10,
+      query: text, filters: { ...filters(), types: type() ? [type()] : [] },
+      k: Number($("memory-k").value) || 10,
     });
-    const hits = answer.hits || answer.results || [];
+    const hits = answer.hits;
     $("memory-hits-title").textContent = `${hits.length} hit${hits.length === 1 ? "" : "s"} for “${text}”`;
     renderHits(hits.map((h) => ({ card: h.card, score: h.score, why: h.why, sources: h.sources })));
   } catch (exc) {
@@ -44,9 +48,9 @@ async function search() {
 async function list() {
   showError("memory-error", null);
   try {
-    const answer = await call("GET", `/v1/memories${query({ ...filters(), limit: $("memory-k").value })}`);
-    const cards = answer.memories || answer.results || answer.cards || [];
-    $("memory-hits-title").textContent = `${cards.length} newest card${cards.length === 1 ? "" : "s"}`;
+    const answer = await call("GET", `/v1/memories${query({ ...filters(), type: type(), limit: $("memory-k").value })}`);
+    const cards = answer.memories;
+    $("memory-hits-title").textContent = `${cards.length} of ${answer.total} card${answer.total === 1 ? "" : "s"}, oldest first`;
     renderHits(cards.map((card) => ({ card })));
   } catch (exc) {
     showError("memory-error", exc);
@@ -89,24 +93,25 @@ async function open(id) {
       call("GET", `/v1/memories/${encodeURIComponent(id)}?context=2`),
       call("GET", `/v1/memories/${encodeURIComponent(id)}/history`),
     ]);
-    const card = detail.card || detail;
-    const own = new Set(card.message_indexes || []);
-    const versions = Array.isArray(history) ? history : history.history || [];
+    const card = detail.memory;
+    const around = [...detail.sources.map((s) => ({ ...s, own: true })),
+      ...detail.neighbours.map((s) => ({ ...s, own: false }))].sort((a, b) => a.index - b.index);
+    const versions = history.history;
     clear(pane,
       el("h2", {}, "Card ", el("code", {}, card.id)),
       el("p", { class: "card-content" }, card.content),
       cardMeta(card),
       el("p", { class: "muted" }, `fragments ${card.fragment_ids.join(", ")}; topics ${card.topics.join(", ") || "-"}; entities ${card.entities.join(", ") || "-"}`),
       el("h3", {}, "Sources"),
-      el("div", { class: "sources" }, (detail.sources || []).map((s) =>
-        el("div", { class: `msg ${own.has(s.index) ? "source" : "neighbour"}` },
+      el("div", { class: "sources" }, around.map((s) =>
+        el("div", { class: `msg ${s.own ? "source" : "neighbour"}` },
           el("div", { class: "msg-head" }, el("b", {}, s.speaker || s.role),
-            el("span", { class: "muted" }, ` — message ${s.index}${own.has(s.index) ? " (source)" : " (neighbour)"}${s.timestamp ? `, ${s.timestamp}` : ""}`)),
+            el("span", { class: "muted" }, ` — message ${s.index}${s.own ? " (source)" : " (neighbour)"}${s.timestamp ? `, ${s.timestamp}` : ""}`)),
           el("pre", { class: "text" }, s.text)))),
       el("h3", {}, "History"),
       el("ol", { class: "history" }, versions.map((v) =>
         el("li", {}, el("b", {}, v.action), ` ${v.at || ""} `,
-          v.card ? el("span", { class: "muted" }, v.card.content) : null))),
+          v.memory ? el("span", { class: "muted" }, v.memory.content) : null))),
       el("button", { type: "button", class: "danger", onclick: () => remove(card.id) }, "Delete this card"));
   } catch (exc) {
     showError("memory-error", exc);

@@ -17,12 +17,10 @@ export function init() {
 export async function load() {
   showError("session-error", null);
   try {
-    const answer = await call("GET", "/v1/sessions");
-    const sessions = answer.sessions || answer || [];
+    const { sessions } = await call("GET", "/v1/sessions");
     const select = clear($("session-select"),
       el("option", { value: "" }, sessions.length ? "choose a session" : "no session in the store"),
-      sessions.map((s) => el("option", { value: s.id },
-        `${s.id} — ${s.messages ?? "?"} messages, ${s.events ?? 0} events${s.updated_at ? `, ${s.updated_at}` : ""}`)));
+      sessions.map((id) => el("option", { value: id }, id)));
     const wanted = new URLSearchParams(location.hash.split("?")[1] || "").get("id");
     if (wanted) {
       select.value = wanted;
@@ -38,14 +36,16 @@ async function open(id) {
   showError("session-error", null);
   try {
     const path = `/v1/sessions/${encodeURIComponent(id)}`;
-    const [events, context] = await Promise.all([
-      call("GET", `${path}/events`), call("GET", `${path}/context?format=openai&compact=false`),
+    const [info, events, context] = await Promise.all([
+      call("GET", path), call("GET", `${path}/events`),
+      call("GET", `${path}/context?format=openai&compact=false`),
     ]);
-    const list = events.events || events;
+    const list = events.events;
     $("session-out").hidden = false;
+    clear($("session-info"), `${info.messages} messages in the working context (${fmt.format(info.tokens)} tokens of ${fmt.format(info.budget)}), ${info.original_messages} in all; ${info.events} compaction events; ${info.offloads.length} offloads`);
     clear($("session-chart"), chart(list));
     clear($("session-events"), table(list));
-    const messages = context.messages || context.context || [];
+    const messages = context.context;
     clear($("session-context"), messages.map((m, i) => el("div", { class: "msg out" },
       el("div", { class: "msg-head" }, el("b", {}, m.role), el("span", { class: "muted" }, ` — ${i}`)),
       el("pre", { class: "text" }, text(m)))));
