@@ -6,6 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from _postgres import postgres_server, postgres_url
+
+__all__ = ["postgres_server", "postgres_url"]
+
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -29,3 +33,21 @@ def shared_data() -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """Each store test runs on both stores: the SQLite file and a real PostgreSQL."""
+    return str(request.param)
+
+
+@pytest.fixture
+def new_store(request: pytest.FixtureRequest, store_kind: str, tmp_path: Path):
+    """``new_store(name)``: the location of a new, empty store of the kind under test (a
+    SQLite file path, or the URL of a fresh PostgreSQL database; ``empty=True``: one that
+    no store has opened yet)."""
+    if store_kind == "postgres":
+        server = request.getfixturevalue("postgres_server")
+        # empty=True: a database without precis's tables (the store creates them)
+        return lambda name="memory", empty=False: server.new_database(migrated=not empty)
+    return lambda name="memory", empty=False: str(tmp_path / f"{name}.sqlite3")

@@ -1,4 +1,5 @@
-"""``precis memory …``: real invocations against a real SQLite store, outputs, exit codes."""
+"""``precis memory …``: real invocations against real stores (a SQLite file, and a real
+PostgreSQL through ``--store postgresql://…``), outputs, exit codes."""
 
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> list[str]:
-    return ["memory", "--store", str(tmp_path / "cli.sqlite3"), "-e", "none"]
+def store(new_store) -> list[str]:  # type: ignore[no-untyped-def]
+    return ["memory", "--store", new_store("cli"), "-e", "none"]
 
 
 def test_ingest_search_show_round(store: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,14 +92,14 @@ def test_batch_errors_name_the_line(store: list[str], tmp_path: Path, content: s
     assert code == 2 and message in err and "Traceback" not in err and out == ""
 
 
-def test_export_import_delete_stats(store: list[str], tmp_path: Path,
+def test_export_import_delete_stats(store: list[str], tmp_path: Path, new_store,  # type: ignore[no-untyped-def]
                                     capsys: pytest.CaptureFixture[str]) -> None:
     run([*store, "ingest", str(FIX / "sql_zh.json")], capsys)
     dump = tmp_path / "cards.jsonl"
     code, _, err = run([*store, "export", "-o", str(dump)], capsys)
     lines = dump.read_text(encoding="utf-8").splitlines()
     assert code == 0 and lines and f"exported {len(lines)}" in err
-    other = ["memory", "--store", str(tmp_path / "other.sqlite3"), "-e", "none"]
+    other = ["memory", "--store", new_store("other"), "-e", "none"]
     code, out, _ = run([*other, "import", str(dump)], capsys)
     assert code == 0 and out.strip() == f"read {len(lines)} card(s), added {len(lines)}"
     first = json.loads(lines[0])["id"]

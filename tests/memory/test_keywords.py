@@ -13,8 +13,8 @@ import pytest
 
 from precis.memory import Memory, MemoryCard
 from precis.memory.keywords import CardTerms, KeywordIndex, Terms
+from precis.memory.store import open_store
 from precis.memory.store.base import Filters
-from precis.memory.store.sqlite import SQLiteStore
 
 _WORDS = ("deploy rollback cache redis nginx gateway payments invoices timeout retries "  # noqa: SIM905
           "migration schema index latency queue worker cron billing export import").split()
@@ -90,9 +90,9 @@ def _card(i: int, text: str, **extra: object) -> MemoryCard:
     return MemoryCard(id=f"c{i}", content=text, session_id="s", **extra)  # type: ignore[arg-type]
 
 
-def test_a_second_store_object_sees_adds_updates_and_deletes(tmp_path: Path) -> None:
-    path = tmp_path / "m.sqlite3"
-    with Memory(path, embedder="none") as writer, SQLiteStore(path) as reader:
+def test_a_second_store_object_sees_adds_updates_and_deletes(new_store) -> None:  # type: ignore[no-untyped-def]
+    path = new_store("m")
+    with Memory(path, embedder="none") as writer, open_store(path) as reader:
         writer.add([_card(1, "the zephyr rollout is blocked")])
         assert [c for c, _ in reader.keyword_search(["zephyr"], Filters(), 5)] == ["c1"]
         writer.add([_card(2, "zephyr rollout resumes on monday", user_id="ana")])
@@ -109,14 +109,14 @@ def test_a_second_store_object_sees_adds_updates_and_deletes(tmp_path: Path) -> 
         assert reader.keyword_search(["zephyr"], Filters(), 5) == []
 
 
-def test_filters_match_the_sql_conditions(tmp_path: Path) -> None:
+def test_filters_match_the_sql_conditions(new_store) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(4)
     cards = [_card(i, f"release note {i}", user_id=rng.choice(["ana", "bo", None]),
                    type=rng.choice(["fact", "decision", "todo"]),
                    event_time=f"2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}",
                    superseded_by=rng.choice([None, None, "c0"]))
              for i in range(400)]
-    with Memory(tmp_path / "f.sqlite3", embedder="none") as mem:
+    with Memory(new_store("f"), embedder="none") as mem:
         mem.add(cards)
         for filters in (Filters(user="ana"), Filters(types=("todo", "fact")),
                         Filters(since="2024-03-01", until="2024-05-19"),

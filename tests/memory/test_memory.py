@@ -1,4 +1,5 @@
-"""Memory cards, the SQLite store and hybrid search, over real files and real SQLite."""
+"""Memory cards, the stores and hybrid search: every store test runs on a real SQLite file
+and on a real PostgreSQL (``new_store``, ``store_kind``: tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Memory:
-    with Memory(tmp_path / "m.sqlite3", embedder="none") as mem:
+def memory(new_store) -> Memory:  # type: ignore[no-untyped-def]
+    with Memory(new_store("m"), embedder="none") as mem:
         yield mem
 
 
@@ -73,7 +74,7 @@ def test_ingest_is_idempotent_and_search_leads_back_to_messages(memory: Memory) 
     ("why did the nightly export time out", "It ran long because the index was dropped."),
     ("导出任务超时的原因是什么", "问题在于索引被删掉了，查询变成了全表扫描。"),
 ])
-def test_a_why_question_finds_the_stated_cause(tmp_path: Path, question: str,
+def test_a_why_question_finds_the_stated_cause(new_store, question: str,  # type: ignore[no-untyped-def]
                                                answer: str) -> None:
     from precis.memory.query import understand
 
@@ -81,7 +82,7 @@ def test_a_why_question_finds_the_stated_cause(tmp_path: Path, question: str,
     assert not understand("when did the nightly export run").expansions
     others = ["The nightly export started at 02:00.", "导出任务每天凌晨两点开始。",
               "The export writes a CSV file.", "导出的文件是 CSV 格式。"]
-    with Memory(tmp_path / "why.sqlite3", embedder="none") as mem:
+    with Memory(new_store("why"), embedder="none") as mem:
         mem.add([MemoryCard(id=f"c{i}", content=text, session_id="s")
                  for i, text in enumerate([*others, answer])])
         # the cause shares no content word with the question but its "because" / "问题在于"
@@ -98,8 +99,8 @@ def test_chinese_keyword_search(memory: Memory) -> None:
     assert hits and "复制槽" in hits[0].card.content
 
 
-def test_filters_are_enforced_in_the_store(tmp_path: Path) -> None:
-    with Memory(tmp_path / "f.sqlite3", embedder=WordHashEmbedder()) as mem:
+def test_filters_are_enforced_in_the_store(new_store) -> None:  # type: ignore[no-untyped-def]
+    with Memory(new_store("f"), embedder=WordHashEmbedder()) as mem:
         mem.ingest(FIX / "multiday_en.json", user="ana", session="a")
         mem.ingest(FIX / "multiday_en.json", user="bo", session="b")
         for query in ("E4107 replication slot", "cutover Saturday"):
@@ -203,15 +204,15 @@ def test_history_of_an_unchanged_card_and_of_one_added_again_after_a_delete(
         memory.history("c2")
 
 
-def test_export_import_round_trip(tmp_path: Path, memory: Memory) -> None:
+def test_export_import_round_trip(new_store, memory: Memory) -> None:  # type: ignore[no-untyped-def]
     memory.ingest(FIX / "sql_en.json", user="ana")
     lines = list(memory.export())
-    with Memory(tmp_path / "copy.sqlite3", embedder="none") as copy:
+    with Memory(new_store("copy"), embedder="none") as copy:
         assert copy.import_lines(lines) == (len(lines), len(lines))
         assert copy.import_lines(lines) == (len(lines), 0)
         assert [c.to_dict() for c in copy.cards()] == [json.loads(line) for line in lines]
     bad = [lines[0], '{"id": "x", "content": "y", "type": "weird"}']
-    with Memory(tmp_path / "bad.sqlite3", embedder="none") as other:
+    with Memory(new_store("bad"), embedder="none") as other:
         with pytest.raises(Exception, match=r"<input>:2: unknown card type 'weird'"):
             other.import_lines(bad)
         assert other.stats()["cards"] == 0  # nothing written from a file with a bad line

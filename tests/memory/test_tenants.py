@@ -1,5 +1,6 @@
 """Tenants and API keys in the store: a store from before tenants keeps every row, two
-tenants of one file never see each other's rows, keys are kept as digests only."""
+tenants of one store never see each other's rows, keys are kept as digests only. Tests of
+a store run on both stores (``new_store``: a SQLite file and a real PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from _embedders import WordHashEmbedder
 from precis import ConfigError, NotFoundError
 from precis.cli import main
 from precis.keys import authenticate, create_key, key_digest
-from precis.memory import Filters, Memory, SQLiteStore
+from precis.memory import Filters, Memory
+from precis.memory.store import open_store
 from precis.runtime import ContextMemory
 
 OLD_STORE = Path(__file__).resolve().parents[1] / "fixtures" / "memory" / "store_0003.sqlite3.gz"
@@ -99,8 +101,7 @@ def test_a_store_written_before_tenants_keeps_every_row(tmp_path: Path) -> None:
     assert "0004_tenants" in {r[0] for r in _rows(path, "SELECT name FROM migrations")}
 
 
-def _two_tenants(tmp_path: Path) -> tuple[Memory, Memory]:
-    path = tmp_path / "shared.sqlite3"
+def _two_tenants(path: str) -> tuple[Memory, Memory]:
     a = Memory(path, tenant="a", embedder=WordHashEmbedder())
     b = Memory(store=a.store.for_tenant("b"), embedder=WordHashEmbedder())
     for memory in (a, b):
@@ -109,8 +110,8 @@ def _two_tenants(tmp_path: Path) -> tuple[Memory, Memory]:
     return a, b
 
 
-def test_the_same_conversation_in_two_tenants_is_two_sets_of_cards(tmp_path: Path) -> None:
-    a, b = _two_tenants(tmp_path)
+def test_the_same_conversation_in_two_tenants_is_two_sets_of_cards(new_store) -> None:  # type: ignore[no-untyped-def]
+    a, b = _two_tenants(new_store("shared"))
     a_ids = {c.id for c in a.cards()}
     b_ids = {c.id for c in b.cards()}
     assert b_ids and b_ids < a_ids  # the same ids (same conversation), stored once each
@@ -135,8 +136,8 @@ def test_the_same_conversation_in_two_tenants_is_two_sets_of_cards(tmp_path: Pat
     assert a.get(only_a).content != "x"
 
 
-def test_searches_and_filters_stay_inside_the_tenant(tmp_path: Path) -> None:
-    a, b = _two_tenants(tmp_path)
+def test_searches_and_filters_stay_inside_the_tenant(new_store) -> None:  # type: ignore[no-untyped-def]
+    a, b = _two_tenants(new_store("shared"))
     b_ids = {c.id for c in b.cards()}
     for query in ("导出接口超时的原因", "export timeout", "bo"):
         for memory, ids in ((b, b_ids),):
@@ -155,8 +156,8 @@ def test_searches_and_filters_stay_inside_the_tenant(tmp_path: Path) -> None:
     assert stats["sessions"] == 1 and stats["users"] == 1
 
 
-def test_runtime_state_and_offloads_per_tenant(tmp_path: Path) -> None:
-    store = SQLiteStore(tmp_path / "s.sqlite3", tenant="a")
+def test_runtime_state_and_offloads_per_tenant(new_store) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(new_store("s"), tenant="a")
     other = store.for_tenant("b")
     store.put_offload("ctx-1", "s", '[{"role": "user", "content": "a"}]')
     store.save_state("s", "{}")
@@ -178,19 +179,21 @@ def test_runtime_state_and_offloads_per_tenant(tmp_path: Path) -> None:
     store.close()
 
 
-def test_tenant_names_are_checked(tmp_path: Path) -> None:
+def test_tenant_names_are_checked(new_store) -> None:  # type: ignore[no-untyped-def]
+    location = new_store("s")
     for bad in ("", "a b", "x" * 65, "a/b", "租户"):
         with pytest.raises(ConfigError, match="tenant"):
-            SQLiteStore(tmp_path / "s.sqlite3", tenant=bad)
-    store = SQLiteStore(tmp_path / "s.sqlite3")
+            open_store(location, tenant=bad)
+    store = open_store(location)
     with pytest.raises(ConfigError):
         store.for_tenant("a b")
     store.close()
 
 
-def test_keys_are_kept_as_digests_and_can_be_revoked(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite3"
-    store = SQLiteStore(path)
+def test_keys_are_kept_as_digests_and_can_be_revoked(new_store, store_kind: str,  # type: ignore[no-untyped-def]
+                                                     tmp_path: Path) -> None:
+    location = new_store("s")
+    store = open_store(location)
     key, record = create_key(store, "acme", "ci")
     assert key.startswith(f"pk_{record.id}_") and record.tenant == "acme" and record.active
     assert authenticate(store, key) == record
@@ -204,14 +207,20 @@ def test_keys_are_kept_as_digests_and_can_be_revoked(tmp_path: Path) -> None:
     with pytest.raises(NotFoundError):
         store.revoke_key("no-such-key")
     store.close()
-    data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    if store_kind == "postgres":
+        import psycopg
+
+        with psycopg.connect(location) as conn:
+            data = repr(conn.execute("SELECT * FROM api_keys").fetchall()).encode()
+    else:
+        data = b"".join(p.read_bytes() for p in tmp_path.iterdir())
     assert key.encode() not in data and second.encode() not in data
     assert key_digest(second).encode() in data
 
 
-def test_keys_cli_and_memory_tenant_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_keys_cli_and_memory_tenant_option(new_store, capsys: pytest.CaptureFixture[str]  # type: ignore[no-untyped-def]
                                            ) -> None:
-    store = str(tmp_path / "s.sqlite3")
+    store = new_store("s")
     assert main(["keys", "--store", store, "create", "--tenant", "acme", "--name", "bot"]) == 0
     key = capsys.readouterr().out.strip()
     assert key.startswith("pk_")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 
 import click
 
@@ -12,9 +13,9 @@ __all__ = ["keys_group"]
 
 
 @click.group("keys")
-@click.option("--store", default=None, metavar="PATH", envvar=STORE_ENV,
-              help="The memory store the service uses (default: memory.sqlite3 under "
-                   f"PRECIS_HOME; or ${STORE_ENV}).")
+@click.option("--store", default=None, metavar="PATH|URL", envvar=STORE_ENV,
+              help="The memory store the service uses: a SQLite file or a postgresql:// URL "
+                   f"(default: memory.sqlite3 under PRECIS_HOME; or ${STORE_ENV}).")
 @click.pass_context
 def keys_group(ctx: click.Context, store: str | None) -> None:
     """API keys of `precis serve`: once a store has a key, every request needs one, and
@@ -31,9 +32,9 @@ def keys_group(ctx: click.Context, store: str | None) -> None:
 def create_command(store: str | None, tenant: str, name: str, as_json: bool) -> None:
     """Make a key and print it once (it cannot be shown again)."""
     from precis.keys import create_key
-    from precis.memory.store import SQLiteStore
+    from precis.memory.store import open_store
 
-    with SQLiteStore(store) as opened:
+    with closing(open_store(store)) as opened:
         key, record = create_key(opened, tenant, name)
     if as_json:
         click.echo(json.dumps({"key": key, "id": record.id, "tenant": record.tenant,
@@ -49,9 +50,9 @@ def create_command(store: str | None, tenant: str, name: str, as_json: bool) -> 
 @click.pass_obj
 def list_command(store: str | None, as_json: bool) -> None:
     """The keys (never the keys themselves): id, tenant, name, created, revoked."""
-    from precis.memory.store import SQLiteStore
+    from precis.memory.store import open_store
 
-    with SQLiteStore(store) as opened:
+    with closing(open_store(store)) as opened:
         keys = opened.api_keys()
     if as_json:
         click.echo(json.dumps([k.__dict__ for k in keys], ensure_ascii=False, indent=2))
@@ -70,8 +71,8 @@ def list_command(store: str | None, as_json: bool) -> None:
 @click.pass_obj
 def revoke_command(store: str | None, key_id: str) -> None:
     """Revoke the key KEY_ID (as `keys list` shows it); it stops working at once."""
-    from precis.memory.store import SQLiteStore
+    from precis.memory.store import open_store
 
-    with SQLiteStore(store) as opened:
+    with closing(open_store(store)) as opened:
         record = opened.revoke_key(key_id)
     click.echo(f"revoked {record.id} (tenant {record.tenant!r}) at {record.revoked_at}")

@@ -69,9 +69,10 @@ def _filters(user: str | None, agent: str | None, session: str | None, types: tu
 
 
 @click.group("memory")
-@click.option("--store", default=None, metavar="PATH", envvar=STORE_ENV,
-              help="The memory store file (default: memory.sqlite3 under PRECIS_HOME; "
-                   f"or ${STORE_ENV}).")
+@click.option("--store", default=None, metavar="PATH|URL", envvar=STORE_ENV,
+              help="The memory store: a SQLite file, or postgresql://user@host/db for a "
+                   "shared PostgreSQL + pgvector store (pip install 'precis[postgres]'); "
+                   f"default: memory.sqlite3 under PRECIS_HOME, or ${STORE_ENV}.")
 @click.option("--embedder", "-e", default="auto", show_default=True, metavar="SPEC",
               help="auto (the store's choice, else local MiniLM when installed), none "
                    "(keywords only), local, or openai:MODEL (with PRECIS_EMBED_URL).")

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
-from precis._surrogates import clean_data
 from precis.errors import (
     EmptyInputError,
     EncodingError,
@@ -250,8 +249,7 @@ def read_document(source: Any, *, name: str | None = None) -> Document:
     if isinstance(source, (list, dict)):
         if not source:
             raise EmptyInputError("input is empty", where=name or "<data>")
-        # lone surrogates out, as JSON text gets them out in _json
-        return Document(source=name or "<data>", kind="data", value=clean_data(source))
+        return Document(source=name or "<data>", kind="data", value=source)
     from precis.errors import InputError
 
     raise InputError(

@@ -1,7 +1,9 @@
-"""Memory stores: the interface and the embedded SQLite implementation."""
+"""Memory stores: the interface, the embedded SQLite store and the PostgreSQL store
+(``precis[postgres]``, imported only when a ``postgresql://`` location is opened)."""
 
 from __future__ import annotations
 
+from precis.memory.store._open import open_store
 from precis.memory.store.base import (
     DEFAULT_TENANT,
     ApiKey,
@@ -25,4 +27,5 @@ __all__ = [
     "StoredMessage",
     "check_tenant",
     "default_store_path",
+    "open_store",
 ]

@@ -4,7 +4,7 @@ condition, the times cards are filed under, the text a card's keywords come from
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ __all__ = [
     "card_row",
     "card_timestamp",
     "chunks",
+    "context_text",
     "filter_sql",
     "iso_timestamp",
     "session_from_row",
@@ -104,6 +105,15 @@ def filter_sql(filters: Filters, tenant: str, alias: str = "c") -> tuple[str, li
     if not filters.include_superseded:
         clauses.append(f"{alias}.superseded_by IS NULL")
     return " AND ".join(clauses), params
+
+
+CONTEXT_CHARS = 600  # of each neighbouring message, indexed with a card
+
+
+def context_text(texts: Iterable[str]) -> str:
+    """What the keyword index holds of the messages around a card's sources (the question a
+    reply answers, the reaction to a statement): the start of each, in order."""
+    return index_text(" ".join(t[:CONTEXT_CHARS] for t in texts))
 
 
 def card_body(card: MemoryCard) -> str:

@@ -22,11 +22,11 @@ from precis.memory.store._rows import (
     card_body,
     card_from_row,
     chunks,
+    context_text,
     iso_timestamp,
     unpack,
 )
 from precis.memory.store.base import Filters
-from precis.memory.text import index_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SearchIndexes"]
 
-_CONTEXT_CHARS = 600
 _BACKFILL = 1000  # cards given their keyword terms per transaction (older files)
 
 
@@ -277,4 +276,4 @@ def _context(db: sqlite3.Connection, tenant: str, card: MemoryCard) -> str:
         "ORDER BY idx",
         (tenant, card.session_id, min(card.message_indexes) - 1, max(card.message_indexes) + 1),
     ).fetchall()
-    return index_text(" ".join(r[0][:_CONTEXT_CHARS] for r in rows))
+    return context_text(r[0] for r in rows)

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from precis.errors import NotFoundError, QueryError, StoreError
 from precis.memory.card import MemoryCard
@@ -608,10 +608,19 @@ class SQLiteStore:
             )
 
 
-class EmbeddingCacheView:
-    """The store's embedding cache under the ``EmbeddingCache`` protocol's method names."""
+@runtime_checkable
+class VectorCacheStore(Protocol):
+    """A store that keeps embeddings by content key (both stores do)."""
 
-    def __init__(self, store: SQLiteStore) -> None:
+    def get_many_vectors(self, model: str, keys: Sequence[str]) -> dict[str, bytes]: ...
+
+    def put_many_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None: ...
+
+
+class EmbeddingCacheView:
+    """A store's embedding cache under the ``EmbeddingCache`` protocol's method names."""
+
+    def __init__(self, store: VectorCacheStore) -> None:
         self._store = store
 
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, bytes]:
