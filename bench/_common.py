@@ -21,6 +21,9 @@ def parser(description: str) -> argparse.ArgumentParser:
                    help=f"the shared data folder (default: {DEFAULT_DATA})")
     p.add_argument("--json", type=Path, default=None, metavar="OUT",
                    help="also write the figures as JSON to OUT")
+    p.add_argument("--plot", type=Path, default=None, metavar="PNG",
+                   help="also draw the figures as a PNG chart (benchmarks that have one; "
+                        "needs matplotlib from the bench extra)")
     return p
 
 
@@ -77,3 +80,12 @@ def write_json(path: Path | None, payload: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {path}")
+
+
+def write_outputs(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    """The figures as JSON (``--json``) and as a chart (``--plot``, see ``_plot.py``)."""
+    write_json(args.json, payload)
+    if getattr(args, "plot", None) is not None:
+        from _plot import plot
+
+        plot(payload, args.plot)

@@ -24,7 +24,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
 from _baselines import BASELINES, Rendering
-from _common import parser, print_table, write_json
+from _common import parser, print_table, write_outputs
 from _compress_common import (
     CATEGORIES,
     counter,
@@ -141,7 +141,7 @@ def main() -> None:
         print("OVER BUDGET: " + ", ".join(f"{f['method']} at {f['share']:.0%}" for f in over))
     for line in errors:
         print(f"precis error: {line}")
-    write_json(args.json, {
+    write_outputs(args, {
         "benchmark": "compress_locomo", "tokenizer": tok.name, "questions": n,
         "questions_by_category": {CATEGORIES[c]: asked[c] for c in CATEGORIES},
         "precis_available": compress is not None, "results": figures,

@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
-from _common import parser, print_table, write_json
+from _common import parser, print_table, write_outputs
 from _compress_common import counter, load_compress
 from session import build_session
 
@@ -151,7 +151,7 @@ def main() -> None:
         ms = at["seconds"] * 1000
         print(f"{at['tokens']:,}-token session: {ms:,.0f} ms (target < {TARGET_MS:.0f} ms: "
               f"{'met' if ms < TARGET_MS else 'NOT met'})")
-    write_json(args.json, {"benchmark": "compress_speed", "tokenizer": tok.name,
+    write_outputs(args, {"benchmark": "compress_speed", "tokenizer": tok.name,
                            "level": args.level, "repeat": args.repeat, "sizes": figures})
 
 

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parser, print_table, write_json
+from _common import parser, print_table, write_outputs
 from _locomo_retrieval import limit_threads, mem0_memory, percentile
 from _synthetic_cards import Card, Query, card, queries
 
@@ -309,7 +309,7 @@ def main() -> None:
                       f"{args.threads} thread(s))")
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
-    write_json(args.json, {"benchmark": "memory_latency", "seed": args.seed,
+    write_outputs(args, {"benchmark": "memory_latency", "seed": args.seed,
                            "threads": args.threads, "batch": args.batch,
                            "results": results, "skipped": skipped})
 

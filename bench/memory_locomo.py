@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import parser, print_table, write_json
+from _common import parser, print_table, write_outputs
 from _locomo_retrieval import (
     CATEGORIES,
     KS,
@@ -333,7 +333,7 @@ def main() -> None:
                 title="per conversation (questions scored per category; recall@10 %)")
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
-    write_json(args.json, {
+    write_outputs(args, {
         "benchmark": "memory_locomo", "ks": list(KS), "threads": args.threads,
         "load_average": load,
         "questions": scored,

@@ -226,3 +226,31 @@ def test_replace_swaps_a_working_message_in_one_step() -> None:
     assert [m.text for m in memory.messages()] == ["a", "b2"]
     with pytest.raises(NotFoundError):
         memory.replace(5, [])
+
+
+def test_context_reload_answers_with_text_whatever_the_model_writes(tmp_path: Path) -> None:
+    """With a store attached, offloaded text and the tool's arguments may hold lone
+    surrogates (a model writes them): the tool answers with a text, never raises."""
+    store = SQLiteStore(tmp_path / "m.sqlite3")
+    memory = ContextMemory(config=ContextConfig(max_tokens=4000, last_keep=2,
+                                                large_payload=1000), store=store, session="s1")
+    for item in _agent_turns(4):
+        memory.add(item)
+    memory.add(Message.of("user", "odd \ud800 text " * 400))  # a precis Message, uncleaned
+    memory.add({"role": "assistant", "content": "seen \udc00 " * 400})
+    memory.compress_if_needed()
+    offload_id = next(iter(memory.offloaded()))
+    for arguments in ('{"offload_id": "\\ud800"}', {"offload_id": "\ud800"},
+                      {"offload_id": "ctx-\udfff", "contains": "x"},
+                      {"offload_id": offload_id, "contains": "\ud800"},
+                      {"offload_id": offload_id + "\ud800"}):
+        answer = handle_tool_call(memory, "context_reload", arguments)
+        assert isinstance(answer, str)
+        answer.encode("utf-8")
+    whole = handle_tool_call(memory, "context_reload", {"offload_id": offload_id})
+    assert whole is not None and not whole.startswith("error")
+    # a store that fails answers with an error text too
+    store.close()
+    fresh = ContextMemory(store=store, session="s1")
+    answer = handle_tool_call(fresh, "context_reload", {"offload_id": offload_id})
+    assert answer is not None and answer.startswith("error:")

@@ -33,29 +33,23 @@ def _read_result(path: str) -> dict[str, Any]:
 
 def fragment_fate(result: dict[str, Any], fragment_id: str, message: int, role: str,
                   text: str | None = None) -> list[str]:
-    """Where a fragment went in a compress result, as lines of text; ``text`` (the
-    fragment's) tells a message kept whole from one cut to fit the budget."""
-    origin = result.get("origin") or []
-    if message in origin:
-        where = origin.index(message)
-        prompt = result.get("compressed_prompt")
-        if text and isinstance(prompt, str) and text not in prompt:
-            return [f"kept shortened: output message {where} (this part was cut to fit "
-                    "the budget)"]
-        return [f"kept verbatim: output message {where}"]
-    lines: list[str] = []
-    summary = result.get("summary") or {}
-    for item in summary.get("short", []):
-        if fragment_id in item.get("sources", []):
-            lines.append(f"summarized in the short summary: {item['text']}")
-    for section in summary.get("sections", []):
-        for item in section.get("items", []):
-            if fragment_id in item.get("sources", []):
-                lines.append(f"summarized under \"{section['title']}\": {item['text']}")
-    for reason, ids in (result.get("dropped") or {}).items():
-        if fragment_id in ids:
-            lines.append(f"dropped: {reason.replace('_', ' ')}")
-    if not lines and role == "system":
+    """Where a fragment went in a compress result, as lines of text (see
+    :func:`precis.compact.fates.fragment_fate`, which this renders)."""
+    from precis.compact.fates import fragment_fate as fate_of
+
+    fate = fate_of(result, fragment_id, message, role, text)
+    status = fate["status"]
+    if status == "kept":
+        return [f"kept verbatim: output message {fate['output_message']}"]
+    if status == "shortened":
+        return [f"kept shortened: output message {fate['output_message']} (this part was cut "
+                "to fit the budget)"]
+    lines = [("summarized in the short summary: " if into["section"] == "short" else
+              f"summarized under \"{into['title']}\": ") + into["text"]
+             for into in fate.get("into", [])]
+    if "reason" in fate:
+        lines.append(f"dropped: {fate['reason'].replace('_', ' ')}")
+    if status == "system":
         lines.append("kept verbatim (system prompt)")
     return lines or ["not in the output"]
 

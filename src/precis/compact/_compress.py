@@ -126,6 +126,9 @@ def compress(
 
     # the input as it is, made valid for both APIs (a valid list comes back equal)
     as_is, as_is_repairs = repair(messages)
+    if not as_is:
+        raise EmptyInputError("no message of the conversation holds anything to send (text, "
+                              "an image or a tool call)")
     as_is_tokens = tokens_of(as_is) if as_is_repairs else original
 
     def unchanged() -> CompressionResult:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
+from precis._surrogates import clean_data
 from precis.errors import (
     EmptyInputError,
     EncodingError,
@@ -249,7 +250,8 @@ def read_document(source: Any, *, name: str | None = None) -> Document:
     if isinstance(source, (list, dict)):
         if not source:
             raise EmptyInputError("input is empty", where=name or "<data>")
-        return Document(source=name or "<data>", kind="data", value=source)
+        # lone surrogates out, as JSON text gets them out in _json
+        return Document(source=name or "<data>", kind="data", value=clean_data(source))
     from precis.errors import InputError
 
     raise InputError(

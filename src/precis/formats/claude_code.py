@@ -31,7 +31,7 @@ from precis.errors import FormatError
 from precis.formats._reader import Document
 from precis.formats.anthropic import AnthropicReader
 from precis.formats.base import ConversationFormat
-from precis.formats.openai import describe, timestamp_of
+from precis.formats.openai import describe, text_field, timestamp_of
 from precis.model import Conversation, Message, ToolCall
 
 __all__ = ["FORMATS", "ClaudeCodeFormat"]
@@ -62,7 +62,7 @@ _SESSION_META = {
 def _is_message_entry(record: Any) -> bool:
     return (
         isinstance(record, dict)
-        and record.get("type") in _MESSAGE_TYPES
+        and text_field(record) in _MESSAGE_TYPES
         and isinstance(record.get("message"), dict)
         and any(key in record for key in _ENTRY_KEYS)
     )
@@ -108,7 +108,7 @@ class _Session:
                 f"entry is {describe(record)} (expected a JSON object with a 'type')",
                 where=where,
             )
-        kind = record.get("type")
+        kind = text_field(record)
         if kind in _MESSAGE_TYPES:
             self._message(index, record, where)
         elif kind == "summary":

@@ -377,7 +377,8 @@ def _item_score(item: Any) -> float:
     if item.get("lc") == 1 and item.get("type") == "constructor":
         path = item.get("id")
         cls = path[-1] if isinstance(path, list) and path else None
-        return 0.9 if cls in _CLASS_TYPES or cls in _CHUNK_TYPES else 0.0
+        return 0.9 if isinstance(cls, str) and (cls in _CLASS_TYPES or cls in _CHUNK_TYPES) \
+            else 0.0
     kind = _message_type(item)
     if kind is None or (kind not in LANGCHAIN_TYPES and kind not in _SKIPPED_TYPES):
         return 0.0

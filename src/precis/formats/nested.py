@@ -26,7 +26,7 @@ from typing import Any
 from precis.errors import FormatError
 from precis.formats._reader import Document
 from precis.formats.base import ConversationFormat
-from precis.formats.openai import OPENAI_ROLES, optional_id, parse_openai_messages
+from precis.formats.openai import OPENAI_ROLES, optional_id, parse_openai_messages, text_field
 from precis.model import Conversation, Message, Text
 
 __all__ = ["FORMATS", "MAX_DEPTH", "FoundMessages", "NestedFormat", "find_message_lists"]
@@ -209,10 +209,8 @@ def _is_anthropic(items: list[Any]) -> bool:
         content = item.get("content")
         if isinstance(content, list):
             for block in content:
-                if isinstance(block, dict) and (
-                    block.get("type") in _ANTHROPIC_BLOCKS
-                    or (block.get("type") == "image" and "source" in block)
-                ):
+                kind = text_field(block) if isinstance(block, dict) else None
+                if kind in _ANTHROPIC_BLOCKS or (kind == "image" and "source" in block):
                     return True
     return False
 

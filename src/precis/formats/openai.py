@@ -58,6 +58,7 @@ __all__ = [
     "parse_openai_messages",
     "parse_openai_tool_calls",
     "sniff_openai_messages",
+    "text_field",
     "timestamp_of",
 ]
 
@@ -121,6 +122,16 @@ def describe(value: Any) -> str:
         return "a boolean"
     names = {dict: "an object", list: "a list", str: "a string", int: "a number", float: "a number"}
     return names.get(type(value), f"a {type(value).__name__}")
+
+
+def text_field(item: dict[str, Any], key: str = "type") -> str | None:
+    """``item[key]`` when it is text (a block's ``type``, a message's ``role``), else None.
+
+    Input data may hold a list or an object where a name is expected; a name is compared
+    with sets of known names only through this, so such a value is "not one of them"
+    instead of a crash (an unhashable value cannot be looked up in a set)."""
+    value = item.get(key)
+    return value if isinstance(value, str) else None
 
 
 def optional_id(value: Any) -> str | None:
@@ -494,7 +505,7 @@ def sniff_openai_messages(items: Any) -> float:
         role = item.get("role")
         if not isinstance(role, str) or role not in OPENAI_ROLES:
             return 0.0
-        if item.get("type") in _LANGCHAIN_TYPES or "data" in item:
+        if text_field(item) in _LANGCHAIN_TYPES or "data" in item:
             return 0.0
         if "content" not in item and not ("tool_calls" in item or "function_call" in item):
             return 0.0
@@ -507,7 +518,7 @@ def sniff_openai_messages(items: Any) -> float:
             for block in content[:_SNIFF_ITEMS]:
                 if not isinstance(block, dict):
                     continue
-                kind = block.get("type")
+                kind = text_field(block)
                 if kind in _ANTHROPIC_BLOCKS or (kind == "image" and "source" in block):
                     return 0.0
                 if kind in _OPENAI_PARTS:

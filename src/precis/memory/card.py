@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
+from precis._surrogates import clean_data
 from precis.errors import InputError
 
 __all__ = [
@@ -99,6 +100,7 @@ class MemoryCard:
             raise InputError(
                 f"a card must be a JSON object, got {type(data).__name__}", where=where
             )
+        data = clean_data(data)  # lone surrogates out: they cannot be stored
         unknown = set(data) - _FIELDS
         if unknown:
             raise InputError(f"unknown card field(s): {', '.join(sorted(unknown))}", where=where)

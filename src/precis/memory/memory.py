@@ -25,8 +25,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
+from precis._args import optional_text, shown, text
+from precis._surrogates import clean_conversation
 from precis.errors import (
     ConfigError,
     EmbeddingError,
@@ -172,9 +174,14 @@ class Memory:
         progress: Callable[[int, int], None] | None = None,
     ) -> IngestReport:
         """Extract the cards of a conversation (or a file) and add the new ones."""
+        session, user, agent = (optional_text(session, "session"), optional_text(user, "user"),
+                                optional_text(agent, "agent"))
+        if progress is not None and not callable(progress):
+            raise ConfigError(f"must be a function (done, total) or None, got "
+                              f"{shown(progress)}", where="progress")
         where: str | None = None
         if isinstance(source, Conversation):
-            conversation = source
+            conversation = clean_conversation(source)  # lone surrogates cannot be stored
         else:
             from precis.formats import load
 
@@ -252,14 +259,14 @@ class Memory:
                               model=self.embedder.name if self.embedder is not None else None)
 
     def update(self, card_id: str, **changes: Any) -> MemoryCard:
-        card = self.store.update(card_id, **changes)
+        card = self.store.update(_card_id(card_id), **changes)
         if "content" in changes and self.embedder is not None:
             vectors = self._embed([card], None)
             self.store.put_vectors(self.embedder.name, [card.id], vectors)
         return card
 
     def delete(self, card_id: str) -> None:
-        self.store.delete(card_id)
+        self.store.delete(_card_id(card_id))
 
     # -- reading ------------------------------------------------------------------------
 
@@ -281,7 +288,16 @@ class Memory:
         recap: bool = False,
         today: date | None = None,
     ) -> SearchResult:
-        filters = Filters(user=user, agent=agent, session=session, types=tuple(types),
+        for name, flag in (("current_only", current_only), ("chronological", chronological),
+                           ("recap", recap)):
+            if not isinstance(flag, bool):
+                raise QueryError(f"must be True or False, got {shown(flag)}", where=name)
+        if today is not None and not isinstance(today, date):
+            raise QueryError(f"must be a datetime.date or None, got {shown(today)}",
+                             where="today")
+        # Filters takes one name or any collection of names, and checks them
+        filters = Filters(user=user, agent=agent, session=session,
+                          types=cast("tuple[str, ...]", types),
                           speaker=speaker, since=since, until=until,
                           include_superseded=not current_only)
         _check_types(filters.types)
@@ -289,21 +305,33 @@ class Memory:
                       chronological=chronological, context=context, recap=recap, today=today)
 
     def get(self, card_id: str) -> MemoryCard:
-        return self.store.get(card_id)
+        return self.store.get(_card_id(card_id))
 
     def sources(self, card: MemoryCard, context: int = 0) -> list[StoredMessage]:
         """The original messages a card came from (and ``context`` neighbours each side)."""
+        if not isinstance(card, MemoryCard):
+            raise QueryError(f"must be a MemoryCard, got {shown(card)}", where="card")
+        if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= 20:
+            raise QueryError(f"must be a whole number from 0 to 20, got {shown(context)}",
+                             where="context")
         if not card.message_indexes:
             return []
         first, last = min(card.message_indexes), max(card.message_indexes)
         return self.store.messages(card.session_id, max(0, first - context), last + context + 1)
 
     def history(self, card_id: str) -> list[CardVersion]:
-        return self.store.history(card_id)
+        return self.store.history(_card_id(card_id))
 
     def cards(self, filters: Filters = NO_FILTERS, *, limit: int | None = None,
               offset: int = 0) -> Iterator[MemoryCard]:
-        _check_types(filters.types)
+        _check_filters(filters)
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 0):
+            raise QueryError(f"must be a whole number >= 0 or None, got {shown(limit)}",
+                             where="limit")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise QueryError(f"must be a whole number >= 0, got {shown(offset)}",
+                             where="offset")
         return self.store.cards(filters, limit=limit, offset=offset)
 
     def stats(self) -> dict[str, Any]:
@@ -313,6 +341,7 @@ class Memory:
 
     def export(self, filters: Filters = NO_FILTERS) -> Iterator[str]:
         """One JSON line per card (the card's fields), in time order."""
+        _check_filters(filters)
         for card in self.store.cards(filters):
             yield json.dumps(card.to_dict(), ensure_ascii=False)
 
@@ -330,6 +359,17 @@ class Memory:
             cards.append(MemoryCard.from_dict(data, where=f"{where}:{number}"))
         added = self.add(cards) if cards else []
         return len(cards), len(added)
+
+
+def _card_id(value: Any) -> str:
+    return text(value, "card_id")
+
+
+def _check_filters(filters: Any) -> None:
+    if not isinstance(filters, Filters):
+        raise QueryError(f"must be a precis.memory.Filters, got {shown(filters)}",
+                         where="filters")
+    _check_types(filters.types)
 
 
 def _check_types(types: Sequence[str]) -> None:

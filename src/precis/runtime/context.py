@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from precis._surrogates import clean_text
 from precis.compact._pairs import repair
 from precis.errors import ConfigError, NotFoundError, StoreError
 from precis.model import Message, Part, Text
@@ -201,14 +202,19 @@ class ContextMemory:
         """The original messages behind an offload id (NotFoundError if unknown)."""
         if not isinstance(offload_id, str) or not offload_id.strip():
             raise NotFoundError("an offload id must be a non-empty string")
+        offload_id = clean_text(offload_id)  # a model may write a lone surrogate
         with self._lock:
             if offload_id in self._offloads:
                 return list(self._offloads[offload_id])
         if self.store is not None:
             data = self.store.get_offload(offload_id)
             if data is not None:
-                return [message_from_data(d, where=f"offload {offload_id}")
-                        for d in json.loads(data)]
+                try:
+                    return [message_from_data(d, where=f"offload {offload_id}")
+                            for d in json.loads(data)]
+                except (ValueError, TypeError):
+                    raise StoreError(f"the offloaded context {offload_id!r} is damaged",
+                                     where=self.store.location) from None
         raise NotFoundError(f"no offloaded context {offload_id!r}")
 
     def _offload(self, offload_id: str, messages: list[Message]) -> None:

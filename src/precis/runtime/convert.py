@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from precis._surrogates import clean_data, clean_message
 from precis.errors import FormatError
 from precis.formats.anthropic import _ANTHROPIC_BLOCKS, parse_anthropic_messages
-from precis.formats.openai import parse_openai_messages
+from precis.formats.openai import parse_openai_messages, text_field
 from precis.model import Image, Message, Part, Text, Thinking, ToolCall, ToolResult
 
 __all__ = ["message_from_data", "message_to_data", "to_messages"]
@@ -21,7 +22,7 @@ def _is_anthropic(item: dict[str, Any]) -> bool:
     if item.get("role") == "tool_result":
         return True
     return isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content
+        isinstance(b, dict) and text_field(b) in _ANTHROPIC_BLOCKS for b in content
     )
 
 
@@ -29,13 +30,14 @@ def to_messages(item: Any, *, where: str) -> list[Message]:
     """One incoming message as precis messages (an Anthropic user turn that mixes tool
     results and text becomes two). ``where`` names it in errors."""
     if isinstance(item, Message):
-        return [item]
+        return [clean_message(item)]
     if not isinstance(item, dict):
         raise FormatError(
             f"a message must be a dict (OpenAI or Anthropic shape) or a precis Message, "
             f"got {type(item).__name__}",
             where=where,
         )
+    item = clean_data(item)  # lone surrogates out, as for every input
     if _is_anthropic(item):
         return parse_anthropic_messages([item], where)
     return parse_openai_messages([item], where)

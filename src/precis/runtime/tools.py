@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from precis.errors import NotFoundError
+from precis._surrogates import clean_text
+from precis.errors import PrecisError
 
 if TYPE_CHECKING:
     from precis.runtime.context import ContextMemory
@@ -53,12 +54,14 @@ RELOAD_TOOL_ANTHROPIC: dict[str, Any] = {
 def context_reload(memory: ContextMemory, offload_id: str, contains: str | None = None) -> str:
     """The offloaded messages as text, one block per message (role, then content); with
     ``contains``, only the messages holding it and the results of calls among them."""
+    # a model writes these arguments: whatever they hold, the answer is a text (an error
+    # text for a bad id or a store that fails), never an exception in the agent's loop
     try:
         messages = memory.reload(offload_id)
-    except NotFoundError as err:
+    except PrecisError as err:
         return f"error: {err.message}"
     if contains:
-        needle = contains.lower()
+        needle = clean_text(contains).lower()
         hit = [any(needle in _part_text(p).lower() for p in m.parts) for m in messages]
         calls = {c.id for m, h in zip(messages, hit) if h for c in m.tool_calls}
         messages = [m for m, h in zip(messages, hit)

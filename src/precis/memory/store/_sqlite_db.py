@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from typing import NoReturn
 
 from precis.errors import StoreError
 from precis.memory.store._rows import utc_now
@@ -43,6 +44,8 @@ class SharedFile:
         with self.lock:
             self.db.close()
             self.index.close()
+            # any use after this is a StoreError, not sqlite3's own error
+            self.db = self.index._db = _Closed(self.path)  # type: ignore[assignment]
 
 
 def open_file(location: str, timeout: float) -> SharedFile:
@@ -116,6 +119,21 @@ def _migrate(shared: SharedFile) -> None:
                 count(db, "keyword_changes")
 
 
+class _Closed:
+    """The connection of a closed store: any use raises StoreError."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+
+    def execute(self, *args: object) -> NoReturn:
+        raise StoreError("the memory store is closed", where=self._path)
+
+    executemany = execute
+
+    def close(self) -> None:
+        pass
+
+
 class Transaction:
     """One ``BEGIN IMMEDIATE`` transaction on a shared file (see :meth:`SharedFile.write`)."""
 
@@ -132,6 +150,9 @@ class Transaction:
             raise StoreError(
                 f"the memory store is busy or read-only: {err}", where=shared.path
             ) from None
+        except BaseException:
+            shared.lock.release()
+            raise
         return shared.db
 
     def __exit__(self, kind: type[BaseException] | None, *rest: object) -> None:

@@ -38,7 +38,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from precis.errors import ConfigError
+from precis._args import optional_text, shown
+from precis._surrogates import clean_text
+from precis.errors import ConfigError, QueryError
 from precis.memory.card import MemoryCard
 
 if TYPE_CHECKING:
@@ -87,6 +89,25 @@ class Filters:
     since: str | None = None
     until: str | None = None
     include_superseded: bool = True
+
+    def __post_init__(self) -> None:
+        """Every field checked (a :class:`~precis.errors.QueryError` names the wrong one)
+        and its text cleaned of lone surrogates; ``types`` may be given as one name or any
+        collection of names."""
+        for name in ("user", "agent", "session", "speaker", "since", "until"):
+            object.__setattr__(self, name, optional_text(getattr(self, name), name))
+        types = self.types
+        if isinstance(types, str):
+            types = (types,)
+        elif isinstance(types, (list, set, frozenset)):
+            types = tuple(types)
+        if not isinstance(types, tuple) or not all(isinstance(t, str) for t in types):
+            raise QueryError(f"must be card type names (text), got {shown(self.types)}",
+                             where="types")
+        object.__setattr__(self, "types", tuple(clean_text(t) for t in types))
+        if not isinstance(self.include_superseded, bool):
+            raise QueryError(f"must be True or False, got {shown(self.include_superseded)}",
+                             where="include_superseded")
 
     @property
     def empty(self) -> bool:
