@@ -228,10 +228,10 @@ def test_replace_swaps_a_working_message_in_one_step() -> None:
         memory.replace(5, [])
 
 
-def test_context_reload_answers_with_text_whatever_the_model_writes(tmp_path: Path) -> None:
+def test_context_reload_answers_with_text_whatever_the_model_writes(new_store) -> None:  # type: ignore[no-untyped-def]
     """With a store attached, offloaded text and the tool's arguments may hold lone
     surrogates (a model writes them): the tool answers with a text, never raises."""
-    store = SQLiteStore(tmp_path / "m.sqlite3")
+    store = open_store(new_store("m"))
     memory = ContextMemory(config=ContextConfig(max_tokens=4000, last_keep=2,
                                                 large_payload=1000), store=store, session="s1")
     for item in _agent_turns(4):
