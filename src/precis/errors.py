@@ -16,7 +16,8 @@ prints them without a traceback and exits with code 2, the service answers HTTP 
     │   ├── FormatError             a known format with a wrong structure (names the message)
     │   ├── SelectionError          ``pick`` names no conversation, or one is required
     │   ├── QueryError              a memory search query or filter that cannot be used
-    │   └── NotFoundError           a memory card (or other stored item) id that does not exist
+    │   ├── NotFoundError           a memory card (or other stored item) id that does not exist
+    │   └── ConflictError           a write that would replace what exists or changed meanwhile
     ├── ConfigError                 an invalid setting (names the key)
     ├── TokenizerError              a tokenizer could not be loaded or used
     ├── StoreError                  the memory store cannot be opened, read or written
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "ConflictError",
     "EmbeddingError",
     "EmptyInputError",
     "EncodingError",
@@ -121,6 +123,11 @@ class QueryError(InputError):
 
 class NotFoundError(InputError):
     """A stored item (a memory card, an offloaded payload) id that does not exist."""
+
+
+class ConflictError(InputError):
+    """A write that would replace something that exists, or that another writer changed
+    meanwhile (a session id taken, a session saved by another service worker)."""
 
 
 class ConfigError(PrecisError):

@@ -11,6 +11,7 @@ from precis.cli.formats import formats_command
 from precis.cli.inspect import inspect_command
 from precis.cli.keys import keys_group
 from precis.cli.memory import memory_group
+from precis.cli.serve import mcp_command, serve_command
 
 __all__ = ["cli"]
 
@@ -32,3 +33,5 @@ cli.add_command(explain_command)
 cli.add_command(formats_command)
 cli.add_command(memory_group)
 cli.add_command(keys_group)
+cli.add_command(serve_command)
+cli.add_command(mcp_command)

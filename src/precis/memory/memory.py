@@ -69,6 +69,7 @@ class IngestReport:
     added: int  # new to the store (0 when the session was ingested before)
     skipped: dict[str, int]  # fragments left out, by reason
     embedded: int  # new cards given a vector
+    added_ids: tuple[str, ...] = ()  # the ids of the cards added
 
 
 def _local_model_installed() -> bool:
@@ -149,6 +150,20 @@ class Memory:
                  else None)
         return CachedEmbedder(chosen, cache) if cache is not None else chosen
 
+    def for_tenant(self, tenant: str) -> Memory:
+        """This memory bound to ``tenant``: the same store (shared connection and indexes)
+        and embedder model, the tenant's own embedding cache. Closing it closes the store."""
+        from precis.memory.embed import CachedEmbedder
+
+        view = object.__new__(Memory)
+        view.store = self.store.for_tenant(tenant)
+        inner = self.embedder.inner if isinstance(self.embedder, CachedEmbedder) \
+            else self.embedder
+        view.embedder = inner
+        if inner is not None and isinstance(view.store, VectorCacheStore):
+            view.embedder = CachedEmbedder(inner, EmbeddingCacheView(view.store))
+        return view
+
     # -- lifecycle ----------------------------------------------------------------------
 
     def close(self) -> None:
@@ -172,8 +187,10 @@ class Memory:
         pick: str | int | None = None,
         format: str | None = None,
         progress: Callable[[int, int], None] | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> IngestReport:
-        """Extract the cards of a conversation (or a file) and add the new ones."""
+        """Extract the cards of a conversation (or a file) and add the new ones;
+        ``metadata`` is stored with every card added."""
         session, user, agent = (optional_text(session, "session"), optional_text(user, "user"),
                                 optional_text(agent, "agent"))
         if progress is not None and not callable(progress):
@@ -192,6 +209,8 @@ class Memory:
             created_at=utc_now(),
         )
         cards = extraction.cards
+        if metadata:
+            cards = [c.with_changes(metadata={**c.metadata, **metadata}) for c in cards]
         existing = {c.id for c in self.store.get_many([c.id for c in cards])}
         new = [c for c in cards if c.id not in existing]
         vectors = None
@@ -208,7 +227,7 @@ class Memory:
             model=self.embedder.name if self.embedder is not None else None,
         )
         return IngestReport(extraction.session.id, len(cards), len(added), extraction.skipped,
-                            embedded)
+                            embedded, tuple(added))
 
     def _embed(self, cards: Sequence[MemoryCard], progress: Callable[[int, int], None] | None,
                before: dict[tuple[str, int], str] | None = None) -> Any:

@@ -1,0 +1,211 @@
+"""The REST API against a real server: compress, inspect, memories, sessions, health, and
+bad requests answered with a 4xx JSON error that names the problem."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from conftest import Server, start_server
+from precis.compact import result_schema
+from precis.service._context import Limits
+
+
+def _error(response: Any, status: int, kind: str | None = None) -> dict[str, Any]:
+    assert response.status_code == status, response.text
+    body = response.json()["error"]
+    assert set(body) == {"type", "message", "where"} and body["message"]
+    if kind is not None:
+        assert body["type"] == kind, body
+    assert "Traceback" not in response.text
+    return dict(body)
+
+
+def test_compress_answers_the_clis_json_and_the_other_outputs(server: Server,
+                                                              conversation: object) -> None:
+    with server.client() as http:
+        r = http.post("/v1/compress", json={"conversation": conversation, "budget": 400})
+        assert r.status_code == 200
+        result = r.json()
+        jsonschema.validate(result, result_schema())
+        assert result["compressed_tokens"] <= 400 < result["original_tokens"]
+        assert result["summary"]["sections"] and result["dropped"]
+        # every summary line cites fragments; the page can show kept / summarized / dropped
+        items = [i for s in result["summary"]["sections"] for i in s["items"]]
+        assert items and all(i["sources"] for i in items)
+        r = http.post("/v1/compress", json={"conversation": conversation, "budget": 400,
+                                            "output": "openai"})
+        messages = r.json()
+        assert messages[0]["role"] == "system" and messages == result["messages"]
+        r = http.post("/v1/compress", json={"conversation": conversation, "output": "markdown"})
+        assert r.headers["content-type"].startswith("text/markdown")
+        assert r.text.startswith("# precis compaction")
+        r = http.post("/v1/compress", json={"conversation": conversation, "output": "anthropic"})
+        assert r.json()["system"].startswith("You are a careful coding agent")
+        # a transcript sent as text
+        r = http.post("/v1/compress", json={"conversation": "User: hi\nAssistant: hello"})
+        assert r.status_code == 200 and r.json()["input_messages"] == 2
+
+
+def test_inspect_gives_fragments_with_their_analysis(server: Server, conversation: object
+                                                     ) -> None:
+    with server.client() as http:
+        report = http.post("/v1/inspect", json={"conversation": conversation}).json()
+    assert report["counts"]["messages"] == 18
+    fragment = report["fragments"][0]
+    assert fragment["id"] == "S1" and {"type", "level", "why"} <= set(fragment)
+
+
+def test_bad_requests_get_a_4xx_json_error_naming_the_problem(tmp_path: Path,
+                                                              conversation: object) -> None:
+    for server in start_server(tmp_path / "s.sqlite3",
+                               Limits(max_body_bytes=20_000, max_messages=10)):
+        with server.client() as http:
+            e = _error(http.post("/v1/compress", json={"conversation": conversation,
+                                                       "budget": 0}), 422, "ValidationError")
+            assert e["where"] == "budget"
+            e = _error(http.post("/v1/compress", json={"conversation": [
+                {"role": "user", "content": 5}]}), 400, "FormatError")
+            assert "message 0" in e["message"]
+            _error(http.post("/v1/compress", json={"conversation": "/etc/passwd"}), 400,
+                   "UnknownFormatError")  # a string is text, never a server path
+            e = _error(http.post("/v1/compress", json={"conversation": [
+                {"role": "user", "content": "hi"}], "tokenizer": "hf:/etc/passwd"}), 400,
+                "ConfigError")
+            assert e["where"] == "tokenizer"
+            _error(http.post("/v1/compress", json={"conversation": [
+                {"role": "user", "content": "hi"}], "template": "/etc/passwd"}), 400,
+                "ConfigError")
+            e = _error(http.post("/v1/compress", json={"conversation": [], "levle": "x"}),
+                       422, "ValidationError")
+            assert "levle" in e["message"]
+            _error(http.post("/v1/compress", content=b"{not json",
+                             headers={"content-type": "application/json"}), 422)
+            _error(http.post("/v1/compress", json={"conversation": [
+                {"role": "user", "content": f"m{i}"} for i in range(11)]}), 413,
+                "InputTooLargeError")
+            _error(http.post("/v1/compress", json={"conversation": "x" * 30_000}), 413,
+                   "PayloadTooLarge")
+            _error(http.get("/v1/nothing"), 404, "NotFound")
+            _error(http.put("/v1/compress"), 405, "MethodNotAllowed")
+            e = _error(http.get("/v1/memories/m_none"), 404, "NotFoundError")
+            assert e["where"] is None  # never the server's store path
+            _error(http.get("/v1/memories", params={"limit": 0}), 422)
+            _error(http.post("/v1/memories/search", json={"query": ""}), 422)
+            _error(http.post("/v1/memories/search", json={
+                "query": "x", "filters": {"since": "yesterday"}}), 400, "QueryError")
+            _error(http.post("/v1/memories", json={"text": "a", "messages": []}), 400)
+            _error(http.delete("/v1/memories"), 400, "InputError")
+            _error(http.patch("/v1/memories/m_x", json={}), 400)
+            _error(http.post("/v1/sessions", json={"max_tokens": 10}), 400, "ConfigError")
+
+
+def test_memories_add_list_get_history_patch_delete(server: Server, conversation: object
+                                                    ) -> None:
+    with server.client() as http:
+        r = http.post("/v1/memories", json={"conversation": conversation, "user_id": "ana",
+                                            "metadata": {"app": "shop"}})
+        assert r.status_code == 201
+        added = r.json()
+        assert added["extracted"] == len(added["added"]) == 15
+        assert all(c["metadata"]["app"] == "shop" and c["user_id"] == "ana"
+                   for c in added["added"])
+        again = http.post("/v1/memories", json={"conversation": conversation,
+                                                "user_id": "ana"}).json()
+        assert again["added"] == []  # idempotent
+        r = http.post("/v1/memories", json={"text": "Bo prefers PostgreSQL over MySQL",
+                                            "user_id": "bo"})
+        bo = r.json()["added"]
+        assert [c["content"] for c in bo] == ["Bo prefers PostgreSQL over MySQL"]
+        page = http.get("/v1/memories", params={"user_id": "ana", "limit": 10}).json()
+        assert len(page["memories"]) == 10 and page["total"] == 15 and page["next_cursor"]
+        rest = http.get("/v1/memories", params={"user_id": "ana", "limit": 10,
+                                                "cursor": page["next_cursor"]}).json()
+        assert len(rest["memories"]) == 5 and rest["next_cursor"] is None
+        ids = [c["id"] for c in page["memories"] + rest["memories"]]
+        assert len(set(ids)) == 15
+        types = http.get("/v1/memories", params=[("type", "decision"), ("type", "fact")]
+                         ).json()["memories"]
+        assert types and {c["type"] for c in types} <= {"decision", "fact"}
+        card = http.get(f"/v1/memories/{ids[0]}", params={"context": 1}).json()
+        assert card["memory"]["id"] == ids[0] and card["sources"]
+        assert all(s["index"] in card["memory"]["message_indexes"] for s in card["sources"])
+        patched = http.patch(f"/v1/memories/{ids[0]}", json={"content": "changed"}).json()
+        assert patched["memory"]["content"] == "changed"
+        history = http.get(f"/v1/memories/{ids[0]}/history").json()["history"]
+        assert [h["action"] for h in history] == ["created", "updated"]
+        assert history[0]["memory"]["content"] != "changed"
+        assert http.delete(f"/v1/memories/{ids[0]}").json() == {"deleted": [ids[0]]}
+        _error(http.get(f"/v1/memories/{ids[0]}"), 404)
+        gone = http.delete("/v1/memories", params={"user_id": "ana"}).json()["deleted"]
+        assert len(gone) == 14
+        assert http.get("/v1/memories").json()["total"] == 1  # bo's
+
+
+def test_search_finds_memories_with_their_sources(server: Server, conversation: object
+                                                  ) -> None:
+    with server.client() as http:
+        http.post("/v1/memories", json={"conversation": conversation, "user_id": "ana"})
+        result = http.post("/v1/memories/search", json={
+            "query": "导出接口超时的原因", "k": 3, "context": 1,
+            "filters": {"user_id": "ana"}}).json()
+        top = result["hits"][0]
+        assert "导出接口" in top["card"]["content"] and top["sources"] and top["why"]
+        none = http.post("/v1/memories/search", json={
+            "query": "导出接口超时的原因", "filters": {"user_id": "nobody"}}).json()
+        assert none["hits"] == []
+
+
+def test_sessions_keep_context_memory_in_the_store(server: Server) -> None:
+    with server.client() as http:
+        created = http.post("/v1/sessions", json={"id": "run-1", "max_tokens": 400,
+                                                  "msg_threshold": 20})
+        assert created.status_code == 201 and created.json()["budget"] == 300
+        _error(http.post("/v1/sessions", json={"id": "run-1"}), 409, "ConflictError")
+        messages = []
+        for i in range(15):
+            messages.append({"role": "user", "content": f"step {i}: check the export logs " * 4})
+            messages.append({"role": "assistant", "content": f"done {i}, the job timed out " * 4})
+        state = http.post("/v1/sessions/run-1/messages", json={"messages": messages}).json()
+        assert state["messages"] == 30 and state["over"]
+        context = http.get("/v1/sessions/run-1/context").json()
+        assert context["tokens"] <= 300 and context["events"]
+        assert context["context"][0]["role"] in ("user", "system", "assistant")
+        again = http.get("/v1/sessions/run-1/context", params={"format": "anthropic"}).json()
+        assert again["events"] == [] and "messages" in again["context"]
+        events = http.get("/v1/sessions/run-1/events").json()["events"]
+        assert len(events) == len(context["events"])
+        info = http.get("/v1/sessions/run-1").json()
+        assert info["original_messages"] == 30 and info["offloads"]
+        offload = http.get(f"/v1/sessions/run-1/offloads/{info['offloads'][0]}").json()
+        assert "step 0: check the export logs" in offload["text"] and offload["messages"]
+        _error(http.get("/v1/sessions/run-1/offloads/ctx-000000000000"), 404)
+        _error(http.post("/v1/sessions/run-1/messages", json={"messages": [{"role": 7}]}), 400)
+        assert http.get("/v1/sessions").json() == {"sessions": ["run-1"]}
+        assert http.delete("/v1/sessions/run-1").json() == {"deleted": "run-1"}
+        _error(http.get("/v1/sessions/run-1/context"), 404)
+        _error(http.delete("/v1/sessions/run-1"), 404)
+
+
+def test_health_metrics_openapi_and_an_offline_docs_page(server: Server,
+                                                         conversation: object) -> None:
+    with server.client() as http:
+        assert http.get("/healthz").json()["status"] == "ok"
+        assert http.get("/readyz").json() == {"status": "ready"}
+        http.post("/v1/compress", json={"conversation": conversation, "budget": 300})
+        metrics = http.get("/metrics").text
+        assert 'precis_requests_total{route="/v1/compress",method="POST",status="200"} 1' \
+            in metrics
+        assert "precis_compactions_total 1" in metrics
+        saved = float(metrics.split("\nprecis_tokens_saved_total ")[1].split()[0])
+        assert saved > 900
+        spec = http.get("/openapi.json").json()
+        assert {"/v1/compress", "/v1/memories/search", "/v1/sessions/{session_id}/context"} \
+            <= set(spec["paths"])
+        page = http.get("/docs").text
+        assert "/v1/memories/search" in page and "<script" not in page
+        assert "https://" not in page and "http://cdn" not in page
+        json.dumps(spec)  # plain JSON
