@@ -5,6 +5,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+from contextlib import closing
 
 import click
 
@@ -60,7 +61,7 @@ def serve_command(host: str, port: int, store: str | None, tenant: str, embedder
     tenant's memory only. Without keys the server listens on loopback only.
     """
     from precis.errors import ConfigError
-    from precis.memory.store import SQLiteStore, check_tenant
+    from precis.memory.store import check_tenant, open_store
     from precis.service._context import Limits, ServiceSettings
     from precis.service._deps import require
 
@@ -71,7 +72,7 @@ def serve_command(host: str, port: int, store: str | None, tenant: str, embedder
     check_tenant(tenant, where="--tenant")
     loopback = _loopback(host)
     if not loopback:
-        with SQLiteStore(store) as opened:
+        with closing(open_store(store)) as opened:
             if not any(k.active for k in opened.api_keys()):
                 raise ConfigError(
                     f"refusing to listen on {host} without API keys: anyone who reaches it "
