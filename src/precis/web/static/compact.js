@@ -14,6 +14,17 @@ const STATUS = {
   omitted: "not in the output",
 };
 
+// why a fragment was dropped, in words (the reasons of CompressionResult.dropped)
+const REASONS = {
+  budget: "no room in the budget",
+  chitchat: "small talk",
+  confirmation: "a confirmation",
+  duplicate: "a repeat of another fragment",
+  superseded: "replaced by a later version",
+  below_level: "below the level's importance",
+  no_section: "no section of the template takes it",
+};
+
 let fileText = null;
 
 export function init() {
@@ -180,7 +191,10 @@ function fateLine(f) {
       onclick: (event) => { event.preventDefault(); showLine(into.section, into.item); },
     }, into.section === "short" ? "In short" : `${into.title} #${into.item + 1}`)]));
   }
-  if (f.reason) bits.push(el("span", { class: "reason" }, ` ${f.status === "summarized" ? "also " : ""}dropped: ${f.reason.replaceAll("_", " ")}`));
+  if (f.reason) {
+    const why = REASONS[f.reason] || f.reason.replaceAll("_", " ");
+    bits.push(el("span", { class: "reason" }, f.status === "summarized" ? `(also dropped: ${why})` : `— ${why}`));
+  }
   if (f.status === "kept" || f.status === "shortened") {
     bits.push(" ", el("a", {
       href: `#out-${f.output_message}`, class: "into",
@@ -188,7 +202,8 @@ function fateLine(f) {
     }, `output message ${f.output_message}`));
   }
   return el("div", { class: "fate" }, bits,
-    el("span", { class: "tags" }, ` ${f.type} · ${f.level} · ${f.tokens} tok`));
+    el("span", { class: "tag" }, f.type), el("span", { class: `tag level-${f.level}` }, f.level),
+    el("span", { class: "tag" }, `${f.tokens} tokens`));
 }
 
 function renderOriginal(fragments) {

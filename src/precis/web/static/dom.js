@@ -10,7 +10,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (name === "dataset") Object.assign(node.dataset, value);
     else node.setAttribute(name, value === true ? "" : value);
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.append(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -22,7 +22,7 @@ export function $(id) {
 }
 
 export function clear(node, ...children) {
-  node.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null));
+  node.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null));
   return node;
 }
 

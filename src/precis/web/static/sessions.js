@@ -78,7 +78,9 @@ function renderOffloads(path, events, messages) {
             event.target.disabled = false;
           }
         } }, "Reload")),
-      el("pre", { class: "text preview" }, holder ? text(holder) : "(no longer in the working context)"),
+      el("pre", { class: "text preview" }, holder
+        ? text(holder).split("\n").filter((line) => line.includes(oid)).join("\n")
+        : "(its note is no longer in the working context)"),
       body));
   }
 }
@@ -127,6 +129,7 @@ function chart(events) {
       svg("rect", { x, width: w, y: y(e.tokens_after), height: y(0) - y(e.tokens_after), fill: color(e.strategy) }));
     root.append(g);
   });
+  root.append(svg("text", { x: 4, y: top + 4, transform: `rotate(-90 4 ${top + 4})`, "text-anchor": "end", dy: "0.8em" }, "tokens"));
   root.append(svg("text", { x: left, y: H - 6 }, "event 1"));
   root.append(svg("text", { x: W - 4, y: H - 6, "text-anchor": "end" }, `event ${events.length}`));
   const legend = el("div", { class: "legend" }, strategies.map((s) =>
