@@ -96,6 +96,12 @@ def create_app(settings: ServiceSettings | None = None, *, mcp: bool = True) -> 
             "/mcp", _McpGate(StreamableHTTPASGIApp(mcp_manager), gate),
             methods=["GET", "POST", "DELETE"], include_in_schema=False))
 
+    from starlette.staticfiles import StaticFiles
+
+    from precis.web import STATIC_DIR
+
+    # the web page, after every route above (it calls them like any client)
+    app.mount("/", StaticFiles(directory=STATIC_DIR, html=True), name="web")
     app.add_middleware(_Limits, service=service)
     return app
 

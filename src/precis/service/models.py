@@ -75,6 +75,12 @@ class CompressArgs(_Conversation):
                                                "JSON); openai / anthropic: the message list "
                                                "to send; markdown: a report.")
     timings: bool = Field(True, description="Include timings_ms in the JSON result.")
+    explain: bool = Field(False, description="Add 'explain' to the JSON result: every input "
+                                             "fragment with its type, importance and why, and "
+                                             "its fate (kept verbatim, summarized into which "
+                                             "summary lines, dropped and why); tokens before "
+                                             "and after by summary section, recent messages "
+                                             "and dropped fragments.")
 
 
 class InspectArgs(_Conversation):
@@ -215,6 +221,9 @@ class ContextArgs(SessionIdArgs):
     """The working context to send (compacted first when over its thresholds)."""
 
     format: Literal["openai", "anthropic"] = "openai"
+    compact: bool = Field(True, description="Compact first when the context is over its "
+                                            "thresholds; false: the working context as it "
+                                            "is, nothing changed.")
 
 
 class OffloadArgs(SessionIdArgs):

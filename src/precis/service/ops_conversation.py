@@ -73,9 +73,12 @@ def compress_op(ctx: Ctx, args: CompressArgs) -> Any:
 
     _, position, conversation = pick_conversation(ctx, args.conversation, args.format,
                                                   args.pick)
+    from precis.tokens import get_counter
+
+    counter = get_counter(check_tokenizer(args.tokenizer))
     result = compress(conversation, level=args.level, budget=args.budget,
-                      template=_check_template(args.template),
-                      tokenizer=check_tokenizer(args.tokenizer), keep_last=args.keep_last)
+                      template=_check_template(args.template), tokenizer=counter,
+                      keep_last=args.keep_last)
     ctx.service.metrics.add("compactions")
     ctx.service.metrics.add("tokens_saved", max(0, result.original_tokens
                                                 - result.compressed_tokens))
@@ -87,7 +90,13 @@ def compress_op(ctx: Ctx, args: CompressArgs) -> Any:
         return result.to_anthropic()
     if args.output == "markdown":
         return Markdown(result.to_markdown())
-    return result.to_dict(timings=args.timings)
+    out = result.to_dict(timings=args.timings)
+    if args.explain:
+        from precis.analysis import analyze
+        from precis.compact.fates import explain_result
+
+        out["explain"] = explain_result(out, analyze(conversation), counter)
+    return out
 
 
 def inspect_op(ctx: Ctx, args: InspectArgs) -> dict[str, Any]:

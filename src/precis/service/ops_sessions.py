@@ -106,7 +106,7 @@ def messages_op(ctx: Ctx, args: SessionMessagesArgs) -> dict[str, Any]:
 
 def context_op(ctx: Ctx, args: ContextArgs) -> dict[str, Any]:
     with _Session(ctx, args.session_id) as memory:
-        events = memory.compress_if_needed()
+        events = memory.compress_if_needed() if args.compact else []
         if events:
             metrics = ctx.service.metrics
             metrics.add("compactions", len(events))
