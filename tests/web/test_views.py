@@ -111,6 +111,8 @@ def test_memory_search_in_chinese_and_english(tab, server) -> None:
     assert hits.count() >= 1
     assert "pool" in hits.first.inner_text().lower()
     assert all("user bo" in hits.nth(i).inner_text() for i in range(hits.count()))
+    # the card of the earlier search is not left beside these hits
+    assert "Choose a hit" in page.inner_text("#memory-card")
     tab.shot("memory-en")
     tab.check()
 
@@ -193,6 +195,12 @@ def test_a_server_with_keys_asks_for_one(browser, tmp_path: Path, width: int) ->
         assert not dialog.is_visible()
         assert f"of {len(r.json()['added'])} cards" in page.inner_text("#memory-hits-title")
         assert page.is_visible("#key-button")
+        # forgetting the key: the next call asks again
+        page.click("#key-button")
+        page.click("#key-forget")
+        assert page.evaluate("sessionStorage.length") == 0
+        page.click("#memory-list")
+        page.wait_for_selector("#key-dialog[open]")
         tab.check()
     finally:
         tab.close()

@@ -1,6 +1,6 @@
 // The page's entry point: one view per hash (#compact, #memory, #sessions).
 
-import { changeKey } from "./api.js";
+import { changeKey, setKey } from "./api.js";
 import * as compact from "./compact.js";
 import * as memory from "./memory.js";
 import * as sessions from "./sessions.js";
@@ -23,6 +23,10 @@ function route() {
 
 for (const view of Object.values(VIEWS)) view.init();
 document.getElementById("key-button").addEventListener("click", () => changeKey());
+document.getElementById("key-forget").addEventListener("click", () => {
+  setKey("");
+  document.getElementById("key-dialog").close("forget");
+});
 window.addEventListener("hashchange", route);
 route();
 document.body.dataset.ready = "1";

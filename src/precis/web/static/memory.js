@@ -75,6 +75,7 @@ function cardMeta(card) {
 
 function renderHits(hits) {
   const box = clear($("memory-hits"));
+  clear($("memory-card"), el("p", { class: "muted" }, "Choose a hit to see its sources and history."));
   if (!hits.length) box.append(el("li", { class: "muted" }, "Nothing found."));
   for (const hit of hits) {
     box.append(el("li", { class: "hit", dataset: { id: hit.card.id } },
