@@ -4,6 +4,7 @@ bad requests answered with a 4xx JSON error that names the problem."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,16 @@ def test_bad_requests_get_a_4xx_json_error_naming_the_problem(tmp_path: Path,
                 {"role": "user", "content": f"m{i}"} for i in range(11)]}), 413,
                 "InputTooLargeError")
             _error(http.post("/v1/compress", json={"conversation": "x" * 30_000}), 413,
+                   "PayloadTooLarge")
+
+            def chunks() -> Iterator[bytes]:  # no Content-Length: counted as it arrives
+                yield b'{"conversation": "'
+                for _ in range(30):
+                    yield b"y" * 1000
+                yield b'"}'
+
+            _error(http.post("/v1/compress", content=chunks(),
+                             headers={"content-type": "application/json"}), 413,
                    "PayloadTooLarge")
             _error(http.get("/v1/nothing"), 404, "NotFound")
             _error(http.put("/v1/compress"), 405, "MethodNotAllowed")

@@ -173,26 +173,30 @@ class _Limits:
             self._record(scope, 413, started)
             return
         seen = 0
+        over = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, over
+            if over:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > limit:
-                    raise _TooLarge
+                if seen > limit:  # answer 413 now; the app sees the client gone
+                    over = True
+                    status[0] = 413
+                    await too_large(scope, receive, send)
+                    return {"type": "http.disconnect"}
             return message
 
         async def sending(message: Message) -> None:
+            if over:
+                return  # the 413 is sent already
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
             await send(message)
 
-        try:
-            await self.app(scope, counted, sending)
-        except _TooLarge:
-            await too_large(scope, receive, send)
-            status[0] = 413
+        await self.app(scope, counted, sending)
         self._record(scope, status[0], started)
 
     def _record(self, scope: Scope, status: int, started: float) -> None:
@@ -201,10 +205,6 @@ class _Limits:
                                                else "unmatched")
         self.service.metrics.request(path, scope.get("method", ""), status,
                                      time.perf_counter() - started)
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def _json(status: int, body: dict[str, Any], headers: dict[str, str] | None = None
