@@ -10,10 +10,10 @@ import pytest
 
 schemathesis = pytest.importorskip("schemathesis", reason="schemathesis is not installed")
 
+from _server import start_server  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
 
-from conftest import start_server  # noqa: E402
 from precis.service._context import Limits  # noqa: E402
 
 EXAMPLES = 20  # per operation and mode (about 17 operations x 2 modes)

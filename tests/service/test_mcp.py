@@ -15,12 +15,12 @@ import pytest
 
 pytest.importorskip("mcp", reason="precis[server] is not installed")
 
+from _server import EXAMPLES, Server, start_server
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from conftest import EXAMPLES, Server, start_server
 from precis.keys import create_key
 from precis.memory.store import SQLiteStore
 

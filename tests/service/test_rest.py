@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from _server import Server, start_server
 
-from conftest import Server, start_server
 from precis.compact import result_schema
 from precis.service._context import Limits
 

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _server import Server, start_server
 
-from conftest import Server, start_server
 from precis.cli import main
 from precis.keys import create_key
 from precis.memory.store import SQLiteStore
