@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ class Page:
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.outside: list[str] = []
+        self.api_calls: list[tuple[str, str]] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
         self.page.on("console", lambda msg: self.errors.append(msg.text)
                      if msg.type == "error" and "status of 4" not in msg.text else None)
@@ -40,6 +42,9 @@ class Page:
     def _route(self, route: Any) -> None:
         url = route.request.url
         if url.startswith(self.base) or url.startswith("data:"):
+            path = url[len(self.base):].split("?")[0]
+            if path.startswith("/v1/") or path == "/v1":
+                self.api_calls.append((route.request.method, path))
             route.continue_()
         else:
             self.outside.append(url)
@@ -57,8 +62,20 @@ class Page:
         return path
 
     def check(self) -> None:
+        """No request left the server, no script failed, and every API call the page made
+        is a route of the published API (no private endpoint)."""
         assert not self.outside, f"requests left the server: {self.outside}"
         assert not self.errors, f"errors in the page: {self.errors}"
+        import re
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.base}/openapi.json") as answer:
+            spec = json.load(answer)
+        routes = [(method.upper(), re.compile(re.sub(r"\{[^}]+\}", "[^/]+", path) + "$"))
+                  for path, methods in spec["paths"].items() for method in methods]
+        for method, path in self.api_calls:
+            assert any(m == method and r.match(path) for m, r in routes), (
+                f"{method} {path} is not in /openapi.json")
 
     def close(self) -> None:
         self.context.close()

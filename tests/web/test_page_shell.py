@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from precis.web import STATIC_DIR
 
 
@@ -41,3 +43,10 @@ def test_compacting_nothing_says_what_is_missing(tab) -> None:
     error = page.wait_for_selector("#compact-error:not([hidden])")
     assert "Choose a conversation file or paste one" in error.inner_text()
     tab.check()
+
+
+def test_the_harness_catches_a_call_outside_the_api(tab) -> None:
+    page = tab.goto("/")
+    page.evaluate("fetch('/v1/private/thing').then(r => r.status)")
+    with pytest.raises(AssertionError, match=r"GET /v1/private/thing is not in /openapi.json"):
+        tab.check()
