@@ -112,7 +112,7 @@ function chart(events) {
   const strategies = [...new Set(events.map((e) => e.strategy))];
   const color = (s) => COLORS[strategies.indexOf(s) % COLORS.length];
   const max = Math.max(...events.map((e) => e.tokens_before));
-  const W = 720, H = 220, left = 56, bottom = 24, top = 10;
+  const W = 720, H = 220, left = 64, bottom = 28, top = 14;
   const step = (W - left - 8) / events.length;
   const y = (v) => top + (H - top - bottom) * (1 - v / max);
   const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, class: "chart", role: "img",
