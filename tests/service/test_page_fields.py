@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import EXAMPLES, Server
+from _server import EXAMPLES, Server
 
 
 def test_compress_explain_gives_every_fragment_its_fate(server: Server) -> None:

@@ -24,8 +24,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium, for one test module: Playwright's sync API runs an event loop in this
+    thread while it is open, which other tests' ``anyio.run`` (the MCP client) refuse."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
