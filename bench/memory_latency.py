@@ -138,14 +138,42 @@ class _HashEmbedder:
         return out
 
 
+_PG: list[Any] = []  # the PostgreSQL server of --store postgres (bench/_pg_server.py)
+
+
+def _new_location(folder: Path) -> str:
+    """Where a new precis store goes: a SQLite file in ``folder``, or with ``--store
+    postgres`` a fresh database on the benchmark's server."""
+    if _PG:
+        return str(_PG[0].new_database(migrated=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(folder / "memory.sqlite3")
+
+
+def _embedder(spec: str) -> Any:
+    return _HashEmbedder() if spec == "hash" else spec
+
+
 class _PrecisStore:
-    def __init__(self, folder: Path, embedder: Any) -> None:
+    def __init__(self, location: str, embedder: str) -> None:
         from precis.memory import Memory
 
-        folder.mkdir(parents=True, exist_ok=True)
-        self.memory = Memory(folder / "memory.sqlite3", embedder=embedder)
+        self.location, self.embedder = location, embedder
+        self.memory = Memory(location, embedder=_embedder(embedder))
         if embedder == "local" and self.memory.embedder is None:
             raise ImportError("the local MiniLM model is not installed")
+
+    def close(self) -> None:
+        self.memory.close()
+
+    def disk_mb(self) -> float | None:
+        if "://" not in self.location:
+            return None
+        import psycopg
+
+        with psycopg.connect(self.location) as conn:
+            row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        return float(row[0]) / 1e6 if row else None
 
     def ingest(self, batch: Sequence[Card]) -> None:
         from precis.memory import MemoryCard
@@ -167,9 +195,9 @@ class _PrecisStore:
         return [hit.card.id for hit in result.hits]
 
 
-def _precis(embedder: Any) -> Factory:
+def _precis(embedder: str) -> Factory:
     def make(folder: Path) -> Store:
-        return _PrecisStore(folder, embedder() if callable(embedder) else embedder)
+        return _PrecisStore(_new_location(folder), embedder)
 
     return make
 # =======================================================================================
@@ -180,7 +208,7 @@ SYSTEMS: dict[str, Factory] = {
     "mem0": _mem0_system,
     "precis": _precis("none"),                # keywords only (the embedded default)
     "precis-local": _precis("local"),         # + all-MiniLM-L6-v2 vectors (numpy)
-    "precis-hash": _precis(_HashEmbedder),    # + stand-in vectors, for 100k / 1M
+    "precis-hash": _precis("hash"),           # + stand-in vectors, for 100k / 1M
 }
 
 
@@ -234,6 +262,12 @@ def _measure(name: str, make: Factory, n: int, args: Any) -> dict[str, Any]:
             if q.filters:
                 filtered.append(spent)
             hits += q.target in found[:args.k]
+        curve = _curve(store, asked, args) if isinstance(store, _PrecisStore) else []
+        disk = store.disk_mb() if isinstance(store, _PrecisStore) else None
+        if isinstance(store, _PrecisStore):
+            store.close()
+            if _PG:
+                _PG[0].drop(store.location)
         return {
             "system": name, "cards": n, "setup_seconds": setup, "ingest_seconds": ingest,
             "cards_per_second": n / ingest if ingest else None,
@@ -247,8 +281,62 @@ def _measure(name: str, make: Factory, n: int, args: Any) -> dict[str, Any]:
             "search_cpu_ms_mean": 1000 * sum(cpu) / len(cpu),
             "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
             "hit_at_k": hits / len(asked) if asked else None,
-            "disk_mb": _disk_mb(folder),
+            "disk_mb": disk if disk is not None else _disk_mb(folder),
+            "store": "postgres" if _PG else "sqlite",
+            "processes": curve,
         }
+
+
+def _searcher(location: str, embedder: str, asked: list[Query], k: int, offset: int,
+              ready: Any, start: Any, out: Any) -> None:
+    """One search process of the curve: opens the store, warms up (its first search), then
+    runs every query once from ``offset`` on, timing each."""
+    limit_threads(1)
+    store = _PrecisStore(location, embedder)
+    store.search(asked[offset], k)
+    ready.wait()
+    start.wait()
+    latencies = []
+    began = time.perf_counter()
+    for i in range(len(asked)):
+        q = asked[(offset + i) % len(asked)]
+        t = time.perf_counter()
+        store.search(q, k)
+        latencies.append(time.perf_counter() - t)
+    out.put((time.perf_counter() - began, latencies))
+    store.close()
+
+
+def _curve(store: _PrecisStore, asked: list[Query], args: Any) -> list[dict[str, Any]]:
+    """Search throughput with 1, 2, 4 ... processes searching the same store at once
+    (``--processes``): each runs every query; queries per second over all, p50 / p95."""
+    import multiprocessing
+
+    out = []
+    context = multiprocessing.get_context("spawn")
+    for count in args.processes:
+        ready, start, queue = context.Barrier(count + 1), context.Barrier(count + 1), \
+            context.Queue()
+        workers = [context.Process(target=_searcher, args=(
+            store.location, store.embedder, asked, args.k, i * len(asked) // count, ready,
+            start, queue)) for i in range(count)]
+        for w in workers:
+            w.start()
+        ready.wait()
+        began = time.perf_counter()
+        start.wait()
+        results = [queue.get() for _ in workers]
+        wall = time.perf_counter() - began
+        for w in workers:
+            w.join()
+        latencies = [x for _, lat in results for x in lat]
+        out.append({"processes": count, "queries": len(latencies), "seconds": wall,
+                    "queries_per_second": len(latencies) / wall,
+                    "search_ms_p50": 1000 * percentile(latencies, 50),
+                    "search_ms_p95": 1000 * percentile(latencies, 95)})
+        print(f"  {count} process(es) searching: {len(latencies) / wall:,.0f} queries/s, "
+              f"p95 {1000 * percentile(latencies, 95):.1f} ms", flush=True)
+    return out
 
 
 def main() -> None:
@@ -266,7 +354,20 @@ def main() -> None:
                         "run at (MiniLM embeds ~100 cards/s here; mem0's Qdrant is brute force)")
     p.add_argument("--threads", type=int, default=1,
                    help="threads for torch / BLAS (default 1)")
+    p.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite",
+                   help="precis's store: a SQLite file, or a PostgreSQL database (pgserver "
+                        "started in a temporary folder, or --pg-url)")
+    p.add_argument("--pg-url", default=None, metavar="URL",
+                   help="with --store postgres: a server to use (a database per run is made "
+                        "and dropped there) instead of starting one")
+    p.add_argument("--processes", default="",
+                   help="also time this many processes searching the store at once "
+                        "(comma-separated, e.g. 1,2,4)")
     args = p.parse_args()
+    try:
+        args.processes = [int(x) for x in args.processes.split(",") if x.strip()]
+    except ValueError:
+        p.error("--processes takes whole numbers, e.g. 1,2,4")
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     names = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in names if s not in SYSTEMS]
@@ -276,7 +377,19 @@ def main() -> None:
         p.error("--sizes, --queries, --batch and --k must be positive")
     limit_threads(args.threads)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.store == "postgres":
+        from _pg_server import start_server
 
+        _PG.append(start_server(args.pg_url))
+        print(f"PostgreSQL: {_PG[0].settings()}")
+    try:
+        _run(p, args, sizes, names)
+    finally:
+        if _PG:
+            _PG[0].close()
+
+
+def _run(p: Any, args: Any, sizes: list[int], names: list[str]) -> None:
     results: list[dict[str, Any]] = []
     skipped: dict[str, str] = {}
     for name in names:
@@ -305,13 +418,23 @@ def main() -> None:
                   f"{r['search_cpu_ms_mean']:.2f}",
                   f"{100 * r['hit_at_k']:.0f}%", f"{r['disk_mb']:.1f}",
                   f"{r['setup_seconds']:.1f}", r["load_average"]] for r in results],
-                title=f"memory latency ({args.queries} queries, seed {args.seed}, "
-                      f"{args.threads} thread(s))")
+                title=f"memory latency, {args.store} store ({args.queries} queries, seed "
+                      f"{args.seed}, {args.threads} thread(s))")
+    curves = [(r, c) for r in results for c in r["processes"]]
+    if curves:
+        print()
+        print_table(["system", "cards", "processes", "queries/s", "search p50 ms",
+                     "search p95 ms"],
+                    [[r["system"], r["cards"], c["processes"],
+                      f"{c['queries_per_second']:,.0f}", f"{c['search_ms_p50']:.2f}",
+                      f"{c['search_ms_p95']:.2f}"] for r, c in curves],
+                    title="processes searching the same store at once")
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
     write_outputs(args, {"benchmark": "memory_latency", "seed": args.seed,
-                           "threads": args.threads, "batch": args.batch,
-                           "results": results, "skipped": skipped})
+                         "threads": args.threads, "batch": args.batch, "store": args.store,
+                         "postgres": _PG[0].settings() if _PG else None,
+                         "results": results, "skipped": skipped})
 
 
 if __name__ == "__main__":

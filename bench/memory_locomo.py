@@ -158,6 +158,9 @@ def _mem0_system(folder: Path) -> System:
     return build
 
 
+_PG: list[Any] = []  # the PostgreSQL server of --store postgres (bench/_pg_server.py)
+
+
 def _precis(embedder: str) -> Factory:
     """precis's memory store (one SQLite file under the scratch folder): each conversation is
     ingested as its own user; a hit's source message ids are the dia_ids."""
@@ -168,7 +171,9 @@ def _precis(embedder: str) -> Factory:
         except ImportError as exc:  # pragma: no cover - precis is the package under test
             raise ImportError(f"precis.memory: {exc}") from None
         folder.mkdir(parents=True, exist_ok=True)
-        memory = Memory(folder / f"precis-{embedder}.sqlite3", embedder=embedder)
+        location = (_PG[0].new_database(migrated=False) if _PG
+                    else folder / f"precis-{embedder}.sqlite3")
+        memory = Memory(location, embedder=embedder)
         if embedder != "none" and memory.embedder is None:
             raise ImportError("the local MiniLM model is not installed")
 
@@ -255,8 +260,25 @@ def main() -> None:
                    help=f"comma-separated, from {', '.join(SYSTEMS)} (default: all)")
     p.add_argument("--threads", type=int, default=1,
                    help="threads for torch / BLAS (default 1, as precis runs)")
+    p.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite",
+                   help="precis's store: a SQLite file, or a PostgreSQL database (pgserver "
+                        "started in a temporary folder, or --pg-url)")
+    p.add_argument("--pg-url", default=None, metavar="URL",
+                   help="with --store postgres: a server to use instead of starting one")
     args = p.parse_args()
     limit_threads(args.threads)
+    if args.store == "postgres":
+        from _pg_server import start_server
+
+        _PG.append(start_server(args.pg_url))
+    try:
+        _main(p, args)
+    finally:
+        if _PG:
+            _PG[0].close()
+
+
+def _main(p: Any, args: Any) -> None:
     names = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = [s for s in names if s not in SYSTEMS]
     if unknown:
@@ -312,7 +334,8 @@ def main() -> None:
                  + [r["questions"], f"{r['index_seconds']:.1f}", f"{r['index_cpu_seconds']:.1f}",
                     f"{r['query_ms_p50']:.2f}", f"{r['query_ms_p95']:.2f}",
                     f"{r['query_cpu_ms_mean']:.2f}"] for r in results],
-                title=f"LoCoMo evidence recall (%), categories 1-4 ({args.threads} thread(s); "
+                title=f"LoCoMo evidence recall (%), categories 1-4 ({args.store} store; "
+                      f"{args.threads} thread(s); "
                       f"load average {f'{load:.2f}' if load is not None else '-'})")
     if results:
         print()
@@ -333,7 +356,7 @@ def main() -> None:
                 title="per conversation (questions scored per category; recall@10 %)")
     for name, why in skipped.items():
         print(f"skipped {name}: {why}")
-    write_outputs(args, {
+    write_outputs(args, {"store": args.store,
         "benchmark": "memory_locomo", "ks": list(KS), "threads": args.threads,
         "load_average": load,
         "questions": scored,

@@ -285,3 +285,13 @@ def test_listing_and_counts(memory: Memory) -> None:
     assert [c.id for c in page] == [c.id for c in ana[1:3]]
 
 
+
+
+def test_a_closed_store_says_so(new_store) -> None:  # type: ignore[no-untyped-def]
+    memory = Memory(new_store("closed"), embedder="none")
+    memory.add([MemoryCard(id="c1", content="The cutover is on Saturday.", session_id="s")])
+    memory.close()
+    for call in (lambda: memory.get("c1"), lambda: memory.search("cutover"),
+                 lambda: memory.add([MemoryCard(id="c2", content="x", session_id="s")])):
+        with pytest.raises(StoreError, match="closed"):
+            call()

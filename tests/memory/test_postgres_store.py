@@ -15,6 +15,7 @@ from precis.cli import main
 from precis.errors import MissingDependencyError, StoreError
 from precis.memory import Filters, Memory, MemoryCard
 from precis.memory.store import open_store
+from precis.memory.store._pg_terms import FANOUT
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
 _WORDS = ("deploy rollback cache redis nginx gateway payments invoices timeout retries "  # noqa: SIM905
@@ -43,11 +44,16 @@ def test_keyword_and_vector_scores_equal_the_sqlite_store(postgres_url: str,
     vectors = _vectors(600, 32, seed=2)
     with open_store(postgres_url) as pg, open_store(str(tmp_path / "s.sqlite3")) as lite:
         for store in (pg, lite):
-            for start in range(0, 600, 200):  # three transactions
-                store.add(cards[start:start + 200], vectors=vectors[start:start + 200],
+            # 300 one-card transactions (a common term's blocks merge twice over), then
+            # batches of 50
+            for start, size in [(i, 1) for i in range(300)] + [(i, 50) for i in
+                                                               range(300, 600, 50)]:
+                store.add(cards[start:start + size], vectors=vectors[start:start + size],
                           model="m")
-            store.delete("c7")
+            for gone in ("c7", "c100", "c450"):
+                store.delete(gone)
             store.update("c8", content="rollback of the billing gateway")
+            store.update("c301", content="缓存 超时 of the payments gateway")
         for words, filters in ((["payments", "timeout"], Filters()), (["缓存", "超时"], Filters()),
                                (["rollback", "billing", "gateway"], Filters(user="bo")),
                                (["cron"], Filters(types=("decision",), since="2024-03-01"))):
@@ -60,6 +66,13 @@ def test_keyword_and_vector_scores_equal_the_sqlite_store(postgres_url: str,
             assert {c for c, s in got if s > cut} == {c for c, s in want if s > cut}
             mine = dict(got)
             assert all(mine[c] == pytest.approx(s, rel=1e-5) for c, s in want if c in mine)
+        import psycopg
+
+        with psycopg.connect(postgres_url) as conn:  # merged: a few blocks per term
+            levels, rows = conn.execute(
+                "SELECT max(level), max(c) FROM (SELECT term_id, max(level) level, count(*) c "
+                "FROM postings GROUP BY term_id) x").fetchone()
+            assert levels >= 1 and rows < 2 * FANOUT
         query = _vectors(1, 32, seed=3)[0]
         for filters in (Filters(), Filters(user="ana")):
             got = pg.vector_search(query, "m", filters, 20)
@@ -140,10 +153,10 @@ def test_cards_of_another_segmenter_get_their_terms_again(postgres_url: str) -> 
                                session_id="s") for i in range(50)])
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute("UPDATE meta SET value = 'older-segmenter' WHERE key = 'segmenter'")
-        conn.execute("UPDATE postings SET freq = 0")  # as terms another cut would give
+        conn.execute("UPDATE terms SET term = term || '~'")  # as another cut would give
     with Memory(postgres_url, embedder="none") as memory:
         assert len(memory.search("ledger invoice 7", k=50).hits) == 50
         assert memory.search("ledger invoice 7", k=1).hits[0].card.id == "c7"
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM cards WHERE length IS NULL").fetchone() == (0,)
-        assert conn.execute("SELECT min(freq) FROM postings").fetchone()[0] > 0
+        assert conn.execute("SELECT count(*) FROM terms WHERE term LIKE '%~'").fetchone() == (0,)

@@ -444,6 +444,50 @@ def reindex_command(settings: _Settings) -> None:
     click.echo(f"computed {done} vector(s)")
 
 
+@memory_group.command("migrate")
+@click.argument("source", metavar="SRC")
+@click.argument("target", metavar="DST")
+@click.option("--batch", type=click.IntRange(1, 100_000), default=500, show_default=True,
+              help="Cards per transaction.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
+@click.pass_obj
+def migrate_command(settings: _Settings, source: str, target: str, batch: int,
+                    as_json: bool) -> None:
+    """Copy the tenant's memory from SRC to DST (SQLite files or postgresql:// URLs): sessions
+    and messages, cards, vectors, history, runtime states. Run again to finish a run that
+    stopped: what DST has is skipped."""
+    from contextlib import closing
+
+    from rich.progress import Progress
+
+    from precis.memory.migrate import migrate
+    from precis.memory.store import open_store
+
+    with closing(open_store(source, tenant=settings.tenant)) as src, \
+            closing(open_store(target, tenant=settings.tenant)) as dst, \
+            Progress(transient=True, disable=as_json or not sys.stderr.isatty(),
+                     console=_stderr_console()) as bar:
+        tasks: dict[str, Any] = {}
+
+        def advance(step: str, done: int, total: int) -> None:
+            if step not in tasks:
+                tasks[step] = bar.add_task(step, total=total or None)
+            bar.update(tasks[step], completed=done, total=total or None)
+
+        report = migrate(src, dst, batch=batch, progress=advance)
+        where = (src.location, dst.location)
+    if as_json:
+        click.echo(json.dumps({"source": where[0], "target": where[1], **report.to_dict()},
+                              ensure_ascii=False, indent=2))
+        return
+    vectors = ", ".join(f"{n:,} {m}" for m, n in report.vectors.items()) or "none"
+    click.echo(f"{where[0]} -> {where[1]} (tenant {settings.tenant})")
+    click.echo(f"sessions {report.sessions:,} ({report.messages:,} messages); cards "
+               f"{report.cards:,} read, {report.added:,} new; history entries "
+               f"{report.history:,} new; vectors new: {vectors}; runtime states "
+               f"{report.states:,} new")
+
+
 def _stderr_console() -> Any:
     from rich.console import Console
 

@@ -44,11 +44,12 @@ from precis.memory.store._rows import utc_now
 from precis.memory.store.base import (
     NO_FILTERS,
     CardVersion,
+    EmbeddingCacheView,
     Filters,
     Store,
     StoredMessage,
+    VectorCacheStore,
 )
-from precis.memory.store.sqlite import EmbeddingCacheView, VectorCacheStore
 from precis.model import Conversation
 
 if TYPE_CHECKING:

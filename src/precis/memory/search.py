@@ -145,7 +145,7 @@ def search(
         if len(hits) == k:
             break
     timings["rank"] = time.perf_counter() - t
-    hits = [_with_sources(store, h, context) for h in hits]
+    hits = _with_sources(store, hits, context)
     if chronological:
         hits.sort(key=lambda h: (h.card.event_time or h.card.created_at, h.card.id))
     summary = _recap(hits) if recap else None
@@ -246,15 +246,22 @@ def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
     return len(a & b) / len(a | b) >= 0.9
 
 
-def _with_sources(store: Store, hit: Hit, context: int) -> Hit:
-    card = hit.card
-    if not card.message_indexes:
-        return hit
-    first, last = min(card.message_indexes), max(card.message_indexes)
-    around = store.messages(card.session_id, max(0, first - context), last + context + 1)
-    sources = tuple(m for m in around if m.index in card.message_indexes)
-    neighbours = tuple(m for m in around if m.index not in card.message_indexes)
-    return replace(hit, sources=sources, context=neighbours)
+def _with_sources(store: Store, hits: list[Hit], context: int) -> list[Hit]:
+    """Each hit with its source messages and ``context`` neighbours each side (one store
+    call for all hits)."""
+    ranges = [(h.card.session_id, max(0, min(h.card.message_indexes) - context),
+               max(h.card.message_indexes) + context + 1) for h in hits if h.card.message_indexes]
+    found = iter(store.messages_in(ranges) if ranges else [])
+    out = []
+    for hit in hits:
+        indexes = hit.card.message_indexes
+        if not indexes:
+            out.append(hit)
+            continue
+        around = next(found)
+        out.append(replace(hit, sources=tuple(m for m in around if m.index in indexes),
+                           context=tuple(m for m in around if m.index not in indexes)))
+    return out
 
 
 def _recap(hits: Sequence[Hit]) -> str | None:

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from precis.errors import MissingDependencyError, StoreError
 from precis.memory.store._pg_schema import MIGRATIONS
-from precis.memory.store._rows import utc_now
+from precis.memory.store._rows import CARD_COLUMNS, utc_now
 from precis.memory.text import SEGMENTER
 
 if TYPE_CHECKING:
@@ -21,12 +21,17 @@ if TYPE_CHECKING:
 
     from precis.memory.keywords import Terms
 
-__all__ = ["Shared", "is_postgres_url", "redact"]
+__all__ = ["STAGE_COPY", "Shared", "is_postgres_url", "redact"]
 
 T = TypeVar("T")
 SCHEMES = ("postgresql", "postgres")
 _LOCK = 0x70726563  # the advisory lock that serialises migrations ("prec")
 _RETRIES = 8
+# each connection's staging table for new cards: COPY in, one INSERT ... ON CONFLICT out
+_STAGE = ("CREATE TEMP TABLE IF NOT EXISTS precis_stage (number INTEGER, "
+          + ", ".join(f"{c.strip()} TEXT" for c in CARD_COLUMNS.split(","))
+          + ", event_ts DOUBLE PRECISION, length REAL, terms TEXT) ON COMMIT DELETE ROWS")
+STAGE_COPY = f"COPY precis_stage (number, {CARD_COLUMNS}, event_ts, length, terms) FROM STDIN"
 
 
 def is_postgres_url(location: object) -> bool:
@@ -78,6 +83,7 @@ class Shared:
 
         def configure(conn: Any) -> None:
             register_vector(conn)
+            conn.execute(_STAGE)
             conn.prepare_threshold = None  # plans for each query's own filters
 
         self.pool = psycopg_pool.ConnectionPool(
@@ -102,6 +108,8 @@ class Shared:
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[Any]]:
         """A pooled connection (autocommit: each statement on its own)."""
+        if self.pool.closed:
+            raise StoreError("the memory store is closed", where=self.location)
         try:
             with self.pool.connection() as conn:
                 yield conn

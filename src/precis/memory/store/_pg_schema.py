@@ -10,12 +10,14 @@ it. Store-wide: the migrations, ``meta`` (settings such as the embedder choice),
 ``vector_models`` (a model's vector length and index) and ``api_keys`` (a key names its
 tenant).
 
-Keyword search runs in SQL over precis's own terms (:mod:`precis.memory.keywords`):
-``terms`` holds each term of a tenant with its document frequency and highest weighted
-frequency, ``postings`` one row per (term, card) with the weighted frequency and the card's
-length in tokens, ``keyword_stats`` a tenant's number of cards and total length: all that
-BM25 needs, kept exact as cards come and go. Vectors of a model are one ``vectors`` row per
-card; the first vectors of a model create an HNSW index (cosine) over that model's rows.
+Keyword search is BM25 over precis's own terms (:mod:`precis.memory.keywords`): ``terms``
+holds each term of a tenant with its document frequency and highest weighted frequency;
+``postings`` holds each term's postings (card key, weighted frequency, the card's length in
+tokens) packed in blocks, a few rows per term however many cards hold it
+(:mod:`precis.memory.store._pg_terms`); ``keyword_stats`` a tenant's number of cards and
+total length: all that BM25 needs, kept exact as cards come and go. Vectors of a model are
+one ``vectors`` row per card; the first vectors of a model create an HNSW index (cosine)
+over that model's rows.
 """
 
 from __future__ import annotations
@@ -93,16 +95,19 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             term TEXT NOT NULL,
             df INTEGER NOT NULL,
             max_freq REAL NOT NULL,
+            fresh INTEGER NOT NULL DEFAULT 0,
             UNIQUE (tenant, term)
         );
         CREATE TABLE postings (
             tenant TEXT NOT NULL,
             term_id BIGINT NOT NULL,
-            card_key BIGINT NOT NULL,
-            freq REAL NOT NULL,
-            length REAL NOT NULL,
-            PRIMARY KEY (tenant, term_id, card_key) INCLUDE (freq, length)
+            block BIGINT GENERATED ALWAYS AS IDENTITY,
+            level SMALLINT NOT NULL,
+            n INTEGER NOT NULL,
+            data BYTEA NOT NULL,
+            PRIMARY KEY (tenant, term_id, block)
         );
+        ALTER TABLE postings ALTER COLUMN data SET STORAGE EXTERNAL;
         CREATE TABLE keyword_stats (
             tenant TEXT PRIMARY KEY,
             cards BIGINT NOT NULL,
@@ -154,6 +159,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
             PRIMARY KEY (tenant, session_id)
         );
         CREATE TABLE api_keys (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY,
             id TEXT PRIMARY KEY,
             tenant TEXT NOT NULL,
             name TEXT NOT NULL DEFAULT '',

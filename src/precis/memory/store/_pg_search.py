@@ -2,9 +2,12 @@
 tenant and the filters in the same SQL, so any number of processes share one index and none
 loads the store into memory.
 
-Keyword scores are those of the SQLite store (:class:`precis.memory.keywords.KeywordIndex`,
-itself FTS5's ``bm25()`` with column weights 1.0 / 0.5): k1 = 1.2, b = 0.75, idf over every
-card of the tenant (filters do not change it), ties broken by the earlier card.
+Keyword search reads the query terms' posting blocks (:mod:`precis.memory.store._pg_terms`)
+and the tenant's statistics in one connection, and sums BM25 in numpy: the scores of the
+SQLite store (:class:`precis.memory.keywords.KeywordIndex`, itself FTS5's ``bm25()`` with
+column weights 1.0 / 0.5): k1 = 1.2, b = 0.75, idf over every card of the tenant (filters
+do not change it), ties broken by the earlier card. Filters are a SQL query on the cards
+(their keys, one value) applied to the postings before ranking.
 
 Vectors: a filter that leaves few cards (under :data:`EXACT_BELOW`) is answered exactly
 (every allowed card's cosine); otherwise the model's HNSW index is walked with the filter in
@@ -20,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from precis.errors import StoreError
 from precis.memory.keywords import K1, B
+from precis.memory.keywords import _best as best  # the SQLite store's top-k: ties alike
+from precis.memory.store._pg_terms import unpack
 from precis.memory.store._rows import filter_sql
 from precis.memory.store.base import Filters
 
@@ -30,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXACT_BELOW", "keyword_search", "pg_filter", "vector_search"]
 
-EXACT_BELOW = 5000  # allowed cards under which vector search is exact
+EXACT_BELOW = 2000  # allowed cards under which vector search is exact
 _EF_FILTERED = 1000  # HNSW candidates walked when a filter may drop many (pgvector's most)
 
 
@@ -48,35 +53,93 @@ def idf(cards: int, df: int) -> float:
 
 def keyword_search(shared: Shared, tenant: str, words: Sequence[str], filters: Filters,
                    limit: int) -> list[tuple[str, float]]:
+    """BM25 over the query terms' postings, read in one query (a few blocks per term)."""
+    import numpy as np
+
     where, params = pg_filter(filters, tenant)  # first: a bad filter is an error even here
     terms = shared.terms().query(words)
     if not terms or limit <= 0:
         return []
     with shared.connection() as conn:
-        stats = conn.execute("SELECT cards, total_length FROM keyword_stats WHERE tenant = %s",
-                             (tenant,)).fetchone()
-        if stats is None or stats[0] <= 0:
-            return []
-        cards, total = int(stats[0]), float(stats[1])
-        found = conn.execute("SELECT id, df FROM terms WHERE tenant = %s AND term = ANY(%s) "
-                             "AND df > 0", (tenant, terms)).fetchall()
-        if not found:
-            return []
-        average = total / cards or 1.0
-        allowed = "" if filters.empty else \
-            f"AND p.card_key IN (SELECT c.key FROM cards c WHERE {where})"
+        allowed = None
+        if not filters.empty:
+            # the allowed card keys as one big-endian int64 string: no per-row conversion
+            row = conn.execute(f"SELECT string_agg(int8send(c.key), ''::bytea) FROM cards c "
+                               f"WHERE {where}", params).fetchone()
+            if row is None or row[0] is None:
+                return []
+            allowed = np.frombuffer(bytes(row[0]), dtype=">i8").astype(np.int64)
+        # the tenant's statistics, the terms' frequencies and their postings: one query
         rows = conn.execute(
-            "SELECT c.id, x.s FROM (SELECT p.card_key, %s * sum(w.idf * p.freq / (p.freq + %s "
-            "* (1 - %s + %s * p.length / %s))) AS s "
-            "FROM unnest(%s::bigint[], %s::float8[]) AS w(term_id, idf) "
-            f"JOIN postings p ON p.tenant = %s AND p.term_id = w.term_id {allowed} "
-            "GROUP BY p.card_key ORDER BY s DESC, p.card_key LIMIT %s) x "
-            "JOIN cards c ON c.key = x.card_key ORDER BY x.s DESC, x.card_key",
-            (K1 + 1, K1, B, B, average, [r[0] for r in found],
-             [idf(cards, int(r[1])) for r in found], tenant,
-             *(params if allowed else []), limit),
-        ).fetchall()
-    return [(str(cid), float(score)) for cid, score in rows]
+            "WITH t AS (SELECT id, df FROM terms WHERE tenant = %s AND term = ANY(%s) "
+            "AND df > 0) SELECT s.cards, s.total_length, t.id, t.df, p.n, p.data "
+            "FROM keyword_stats s JOIN t ON TRUE JOIN postings p ON p.tenant = s.tenant "
+            "AND p.term_id = t.id WHERE s.tenant = %s AND s.cards > 0",
+            (tenant, terms, tenant)).fetchall()
+        if not rows:
+            return []
+        cards, total = int(rows[0][0]), float(rows[0][1])
+        found = {int(r[2]): int(r[3]) for r in rows}
+        blocks = [(r[2], r[4], r[5]) for r in rows]
+        average = total / cards or 1.0
+        keys, scores = _scores(blocks, {t: idf(cards, df) for t, df in found.items()}, average)
+        if allowed is not None:
+            keep = _member(keys, allowed)
+            keys, scores = keys[keep], scores[keep]
+        best_keys, best = _top(keys, scores, limit)
+        if not len(best_keys):
+            return []
+        names = dict(conn.execute("SELECT key, id FROM cards WHERE key = ANY(%s)",
+                                  (best_keys.tolist(),)).fetchall())
+    return [(str(names[k]), float(s)) for k, s in zip(best_keys.tolist(), best.tolist())
+            if k in names]
+
+
+def _scores(blocks: Sequence[tuple[Any, Any, Any]], idfs: dict[int, float], average: float
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """Every posting's BM25 share (the SQLite store's formula): keys and scores."""
+    import numpy as np
+
+    keys, scores = [], []
+    for term_id, n, data in blocks:
+        k, f, length = unpack(int(n), bytes(data))
+        norm = K1 * (1 - B + B * length.astype(np.float64) / average)
+        keys.append(k)
+        scores.append((idfs[int(term_id)] * (K1 + 1)) * f / (f + norm))
+    if not keys:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float64)
+    return np.concatenate(keys), np.concatenate(scores)
+
+
+def _member(keys: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    if not len(keys) or not len(allowed):
+        return np.zeros(len(keys), dtype=bool)
+    top = int(max(keys.max(), allowed.max()))
+    if top <= 64 * (len(keys) + len(allowed)):
+        bitmap = np.zeros(top + 1, dtype=bool)
+        bitmap[allowed] = True
+        inside: np.ndarray = bitmap[keys]
+        return inside
+    return np.isin(keys, allowed)
+
+
+def _top(keys: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each card's summed score, the ``k`` best (ties: the earlier card first)."""
+    import numpy as np
+
+    if not len(keys):
+        return keys, scores
+    top = int(keys.max())
+    if top <= 16 * len(keys) + (1 << 20):
+        sums = np.bincount(keys, weights=scores, minlength=top + 1)
+        cards = np.flatnonzero(np.bincount(keys, minlength=top + 1))
+        sums = sums[cards]
+    else:
+        cards, inverse = np.unique(keys, return_inverse=True)
+        sums = np.bincount(inverse, weights=scores)
+    return best(cards.astype(np.int64), np.asarray(sums, dtype=np.float64), k)
 
 
 def vector_search(shared: Shared, tenant: str, query: np.ndarray, model: str,
@@ -95,10 +158,10 @@ def vector_search(shared: Shared, tenant: str, query: np.ndarray, model: str,
     expr = sql.SQL("v.vec::vector({})").format(sql.Literal(dim))
     named = sql.Literal(model)
     exact = sql.SQL(
-        "SELECT c.id, 1 - ({expr} <=> %s) AS s FROM cards c JOIN vectors v "
+        "SELECT c.id, 1 - (v.vec <=> %s) AS s FROM cards c JOIN vectors v "
         "ON v.tenant = c.tenant AND v.model = {model} AND v.card_key = c.key "
         "WHERE {where} ORDER BY s DESC, c.key LIMIT %s"
-    ).format(expr=expr, model=named, where=sql.SQL(where))
+    ).format(model=named, where=sql.SQL(where))
     walk = sql.SQL(
         "SELECT c.id, 1 - ({expr} <=> %s) FROM vectors v JOIN cards c ON c.key = v.card_key "
         "WHERE v.tenant = %s AND v.model = {model} AND {where} ORDER BY {expr} <=> %s LIMIT %s"
@@ -110,11 +173,11 @@ def vector_search(shared: Shared, tenant: str, query: np.ndarray, model: str,
         if allowed is not None and allowed[0] < EXACT_BELOW:
             rows = conn.execute(exact, (vector, *params, limit)).fetchall()
         else:
-            with conn.transaction():
-                ef = _EF_FILTERED if not filters.empty else max(40, 2 * limit)
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)",
-                             (str(min(ef, _EF_FILTERED)),))
-                rows = conn.execute(walk, (vector, tenant, *params, vector, limit)).fetchall()
+            ef = min(_EF_FILTERED if not filters.empty else max(40, 2 * limit), _EF_FILTERED)
+            if getattr(conn, "_precis_ef", None) != ef:  # a setting of the connection
+                conn.execute(f"SET hnsw.ef_search = {int(ef)}")
+                conn._precis_ef = ef  # type: ignore[attr-defined]
+            rows = conn.execute(walk, (vector, tenant, *params, vector, limit)).fetchall()
             if len(rows) < min(limit, EXACT_BELOW) // 2:
                 rows = conn.execute(exact, (vector, *params, limit)).fetchall()
     return [(str(cid), float(score)) for cid, score in rows]

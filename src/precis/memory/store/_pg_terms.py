@@ -1,27 +1,55 @@
 """The PostgreSQL store's keyword index: each card's terms (precis's own, from
-:class:`precis.memory.keywords.Terms`, the same as the SQLite store's) written as postings,
-with the document frequencies and lengths BM25 needs kept exact in the same transaction.
+:class:`precis.memory.keywords.Terms`, the same as the SQLite store's) kept as postings, with
+the document frequencies and lengths BM25 needs kept exact in the same transaction.
+
+A term's postings (card key, weighted frequency, the card's length in tokens) are packed in
+blocks (:func:`pack`): each write adds one block per term it touches (level 0); once a term
+has :data:`FANOUT` blocks of a level they are merged into one block of the next level. So
+a term held by a million cards is a few dozen rows, a search reads its postings in one
+query whatever their number, and each posting is rewritten about log16(n) times.
 
 Locks are taken in one order by every writer (the cards, then their terms sorted by term,
-then the tenant's ``keyword_stats`` row), so concurrent writers queue instead of
-deadlocking; the rare deadlock left is retried by the store.
+then the tenant's ``keyword_stats`` row); a term's blocks change only under its term row's
+lock, so concurrent writers queue instead of overwriting each other's blocks, and the rare
+deadlock left is retried by the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from precis.memory.card import MemoryCard
 from precis.memory.store._rows import CONTEXT_CHARS, card_body, context_text
 
 if TYPE_CHECKING:
+    import numpy as np
     import psycopg
 
     from precis.memory.keywords import CardTerms, Terms
 
-__all__ = ["card_terms", "index_cards", "term_list", "unindex_cards"]
+__all__ = ["FANOUT", "card_terms", "index_cards", "pack", "term_list", "unindex_cards",
+           "unpack"]
 
+FANOUT = 16  # blocks of one level merged into one of the next
+_COPY = "COPY postings (tenant, term_id, level, n, data) FROM STDIN (FORMAT BINARY)"
+_TYPES = ["text", "int8", "int2", "int4", "bytea"]
+
+
+def pack(keys: np.ndarray, freqs: np.ndarray, lengths: np.ndarray) -> bytes:
+    """A block: the card keys (int64), then their frequencies and lengths (float32)."""
+    import numpy as np
+
+    return (np.asarray(keys, dtype="<i8").tobytes() + np.asarray(freqs, dtype="<f4").tobytes()
+            + np.asarray(lengths, dtype="<f4").tobytes())
+
+
+def unpack(n: int, data: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    import numpy as np
+
+    return (np.frombuffer(data, dtype="<i8", count=n),
+            np.frombuffer(data, dtype="<f4", count=n, offset=8 * n),
+            np.frombuffer(data, dtype="<f4", count=n, offset=12 * n))
 
 
 def card_terms(maker: Terms, cur: psycopg.Cursor[Any], tenant: str,
@@ -59,41 +87,50 @@ def term_list(terms: CardTerms) -> str:
 
 def index_cards(cur: psycopg.Cursor[Any], tenant: str,
                 cards: Sequence[tuple[int, CardTerms]]) -> None:
-    """Add postings for these (card key, terms) pairs; update frequencies and the stats."""
+    """Add these (card key, terms) cards' postings; update frequencies and the stats."""
+    import numpy as np
+
     if not cards:
         return
-    df: dict[str, int] = {}
-    top: dict[str, float] = {}
-    for _, terms in cards:
-        for term, freq in terms.freqs.items():
-            df[term] = df.get(term, 0) + 1
-            if freq > top.get(term, 0.0):
-                top[term] = freq
-    names = sorted(df)
-    ids: dict[str, int] = {}
-    if names:
-        cur.execute(
-            "INSERT INTO terms (tenant, term, df, max_freq) "
-            "SELECT %s, t, d, m FROM unnest(%s::text[], %s::int[], %s::real[]) AS x(t, d, m) "
-            "ORDER BY t ON CONFLICT (tenant, term) DO UPDATE SET df = terms.df + excluded.df, "
-            "max_freq = GREATEST(terms.max_freq, excluded.max_freq) RETURNING term, id",
-            (tenant, names, [df[t] for t in names], [top[t] for t in names]))
-        ids = dict(cur.fetchall())
-    term_ids: list[int] = []
+    codes: dict[str, int] = {}  # term -> its number in this call
+    posted: list[int] = []
     keys: list[int] = []
     freqs: list[float] = []
     lengths: list[float] = []
     for key, terms in cards:
+        length = float(terms.length)
         for term, freq in terms.freqs.items():
-            term_ids.append(ids[term])
+            posted.append(codes.setdefault(term, len(codes)))
             keys.append(key)
             freqs.append(freq)
-            lengths.append(float(terms.length))
-    if term_ids:
+            lengths.append(length)
+    names = sorted(codes)
+    if names:
+        code = np.asarray(posted, dtype=np.int64)
+        order = np.argsort(code, kind="stable")  # each term's postings together, in card order
+        counts = np.bincount(code, minlength=len(codes))
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        weights = np.asarray(freqs, dtype="<f4")
+        top = np.maximum.reduceat(weights[order], starts[:-1])
         cur.execute(
-            "INSERT INTO postings (tenant, term_id, card_key, freq, length) "
-            "SELECT %s, * FROM unnest(%s::bigint[], %s::bigint[], %s::real[], %s::real[])",
-            (tenant, term_ids, keys, freqs, lengths))
+            "INSERT INTO terms (tenant, term, df, max_freq, fresh) SELECT %s, t, d, m, 1 FROM "
+            "unnest(%s::text[], %s::int[], %s::real[]) AS x(t, d, m) ORDER BY t "
+            "ON CONFLICT (tenant, term) DO UPDATE SET df = terms.df + excluded.df, "
+            "max_freq = GREATEST(terms.max_freq, excluded.max_freq), fresh = terms.fresh + 1 "
+            "RETURNING term, id, fresh",
+            (tenant, names, [int(counts[codes[t]]) for t in names],
+             [float(top[codes[t]]) for t in names]))
+        found = {term: (int(term_id), int(fresh)) for term, term_id, fresh in cur.fetchall()}
+        by_key = np.asarray(keys, dtype="<i8")[order]
+        by_freq = weights[order]
+        by_length = np.asarray(lengths, dtype="<f4")[order]
+        _write_blocks(cur, tenant, 0, (
+            (found[t][0], by_key[lo:hi], by_freq[lo:hi], by_length[lo:hi])
+            for t in names for lo, hi in [(int(starts[codes[t]]), int(starts[codes[t] + 1]))]))
+        full = [found[t][0] for t in names if found[t][1] >= FANOUT]
+        if full:
+            cur.execute("UPDATE terms SET fresh = 0 WHERE id = ANY(%s)", (full,))
+            _merge(cur, tenant, full, 0)
     total = float(sum(t.length for _, t in cards))
     shortest = float(min(t.length for _, t in cards))
     cur.execute(
@@ -104,10 +141,44 @@ def index_cards(cur: psycopg.Cursor[Any], tenant: str,
         (tenant, len(cards), total, shortest))
 
 
+def _write_blocks(cur: psycopg.Cursor[Any], tenant: str, level: int,
+                  blocks: Iterable[tuple[int, Any, Any, Any]]) -> None:
+    """COPY one block per (term id, keys, freqs, lengths) at ``level``."""
+
+    with cur.copy(_COPY) as copy:
+        copy.set_types(_TYPES)
+        for term_id, keys, freqs, lengths in blocks:
+            copy.write_row((tenant, term_id, level, len(keys), pack(keys, freqs, lengths)))
+
+
+def _merge(cur: psycopg.Cursor[Any], tenant: str, term_ids: list[int], level: int) -> None:
+    """Merge the ``level`` blocks of these terms into one block each, one level up; on up
+    while a level fills."""
+    import numpy as np
+
+    while term_ids:
+        cur.execute("DELETE FROM postings WHERE tenant = %s AND term_id = ANY(%s) "
+                    "AND level = %s RETURNING term_id, n, data", (tenant, term_ids, level))
+        parts: dict[int, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
+        for term_id, n, data in cur.fetchall():
+            parts.setdefault(int(term_id), []).append(unpack(int(n), bytes(data)))
+        _write_blocks(cur, tenant, level + 1, (
+            (term_id, np.concatenate([b[0] for b in blocks]),
+             np.concatenate([b[1] for b in blocks]), np.concatenate([b[2] for b in blocks]))
+            for term_id, blocks in parts.items()))
+        level += 1
+        cur.execute("SELECT term_id FROM postings WHERE tenant = %s AND term_id = ANY(%s) "
+                    "AND level = %s GROUP BY term_id HAVING count(*) >= %s",
+                    (tenant, list(parts), level, FANOUT))
+        term_ids = [int(r[0]) for r in cur.fetchall()]
+
+
 def unindex_cards(cur: psycopg.Cursor[Any], tenant: str,
                   cards: Sequence[tuple[int, float | None, str | None]]) -> None:
     """Take these (card key, length, term list) cards out of the keyword index (cards whose
     terms were never computed, length ``None``, have nothing there)."""
+    import numpy as np
+
     indexed = [(key, length, terms or "") for key, length, terms in cards if length is not None]
     if not indexed:
         return
@@ -126,9 +197,22 @@ def unindex_cards(cur: psycopg.Cursor[Any], tenant: str,
             "UPDATE terms t SET df = t.df - x.d FROM unnest(%s::bigint[], %s::int[]) "
             "AS x(id, d) WHERE t.id = x.id",
             ([ids[t] for t in found], [df[t] for t in found]))
-        cur.execute("DELETE FROM postings WHERE tenant = %s AND card_key = ANY(%s) "
-                    "AND term_id = ANY(%s)",
-                    (tenant, [k for k, _, _ in indexed], [ids[t] for t in found]))
+        gone = np.asarray(sorted(k for k, _, _ in indexed), dtype=np.int64)
+        cur.execute("SELECT term_id, block, n, data FROM postings WHERE tenant = %s "
+                    "AND term_id = ANY(%s)", (tenant, [ids[t] for t in found]))
+        for term_id, block, n, data in cur.fetchall():
+            keys, freqs, lengths = unpack(int(n), bytes(data))
+            keep = ~np.isin(keys, gone)
+            if keep.all():
+                continue
+            if not keep.any():
+                cur.execute("DELETE FROM postings WHERE tenant = %s AND term_id = %s "
+                            "AND block = %s", (tenant, term_id, block))
+            else:
+                cur.execute("UPDATE postings SET n = %s, data = %s WHERE tenant = %s "
+                            "AND term_id = %s AND block = %s", (int(keep.sum()), pack(
+                                keys[keep], freqs[keep], lengths[keep]), tenant, term_id,
+                                block))
     cur.execute(
         "UPDATE keyword_stats SET cards = cards - %s, total_length = total_length - %s "
         "WHERE tenant = %s",

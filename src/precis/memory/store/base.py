@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from precis._args import optional_text, shown
 from precis._surrogates import clean_text
@@ -51,10 +51,13 @@ __all__ = [
     "NO_FILTERS",
     "ApiKey",
     "CardVersion",
+    "EmbeddingCacheView",
     "Filters",
+    "HistoryRow",
     "SessionRecord",
     "Store",
     "StoredMessage",
+    "VectorCacheStore",
     "check_tenant",
 ]
 
@@ -157,6 +160,10 @@ class CardVersion:
     card: MemoryCard | None
 
 
+HistoryRow = tuple[str, int, str, str, "str | None"]
+"""A history entry as stored: card id, version, action, time, the card as JSON (or None)."""
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """An API key's record (never the key itself, which only its holder has): ``id`` is
@@ -232,6 +239,11 @@ class Store(Protocol):
 
     def messages(self, session_id: str, start: int, stop: int) -> list[StoredMessage]: ...
 
+    def messages_in(self, ranges: Sequence[tuple[str, int, int]]
+                    ) -> list[list[StoredMessage]]:
+        """:meth:`messages` for each (session id, start, stop), in one call."""
+        ...
+
     def session(self, session_id: str) -> SessionRecord | None: ...
 
     def sessions(self) -> list[SessionRecord]: ...
@@ -289,4 +301,48 @@ class Store(Protocol):
         """Revoke a key (NotFoundError if unknown); the key as revoked."""
         ...
 
+    # -- moving a store (precis.memory.migrate): cards in the order they were added, their
+    # -- vectors and their history as stored, for the tenant
+
+    def cards_after(self, position: int, limit: int) -> list[tuple[int, MemoryCard]]:
+        """Up to ``limit`` cards added after ``position`` (0: from the first), each with
+        its position, in the order they were added."""
+        ...
+
+    def vectors_of(self, model: str, card_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored ``model`` vectors of these cards (those that have one)."""
+        ...
+
+    def history_after(self, after: tuple[str, int], limit: int) -> list[HistoryRow]:
+        """Up to ``limit`` history entries after (card id, version) ``after``, in that order,
+        as stored (the card as JSON, or None)."""
+        ...
+
+    def put_history(self, rows: Sequence[HistoryRow]) -> int:
+        """Write history entries as they are (those the store has are kept); how many were
+        new."""
+        ...
+
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class VectorCacheStore(Protocol):
+    """A store that keeps embeddings by content key (both stores do)."""
+
+    def get_many_vectors(self, model: str, keys: Sequence[str]) -> dict[str, bytes]: ...
+
+    def put_many_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None: ...
+
+
+class EmbeddingCacheView:
+    """A store's embedding cache under the ``EmbeddingCache`` protocol's method names."""
+
+    def __init__(self, store: VectorCacheStore) -> None:
+        self._store = store
+
+    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, bytes]:
+        return self._store.get_many_vectors(model, keys)
+
+    def put_many(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
+        self._store.put_many_vectors(model, items)

@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 from precis.errors import NotFoundError, QueryError, StoreError
 from precis.memory.card import MemoryCard
-from precis.memory.store._pg import Shared
+from precis.memory.store._pg import STAGE_COPY, Shared
 from precis.memory.store._pg_search import keyword_search, model_dim, pg_filter, vector_search
 from precis.memory.store._pg_terms import card_terms, index_cards, term_list, unindex_cards
+from precis.memory.store._pg_transfer import PostgresTransfer
 from precis.memory.store._rows import (
     CARD_COLUMNS,
     SESSION_COLUMNS,
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     import numpy as np
     import psycopg
 
+    from precis.memory.keywords import CardTerms
+
 __all__ = ["PostgresStore"]
 
 _KEY_COLUMNS = "id, tenant, name, created_at, revoked_at"
@@ -65,7 +68,7 @@ _NAMES = [c.strip() for c in CARD_COLUMNS.split(",")]
 _CURRENT = "SELECT COALESCE(MAX(version), 0) FROM history WHERE tenant = %s AND card_id = %s"
 
 
-class PostgresStore:
+class PostgresStore(PostgresTransfer):
     """The PostgreSQL store (see the module docstring). ``url`` is a ``postgresql://`` URL;
     ``pool_size`` bounds the connections this process opens (threads share them)."""
 
@@ -170,12 +173,15 @@ class PostgresStore:
             stamped = [c if c.created_at and c.updated_at else c.with_changes(
                 created_at=c.created_at or now, updated_at=c.updated_at or c.created_at or now)
                 for c in cards]
-            keys = self._insert_cards(cur, stamped)
+            found = card_terms(self._s.terms(), cur, tenant, stamped) if stamped else []
+            keys = self._insert_cards(cur, stamped, found)
             new: list[tuple[int, MemoryCard]] = []
-            for card in stamped:  # a card given twice in one call is added once
+            indexed: list[tuple[int, CardTerms]] = []
+            for card, terms in zip(stamped, found):  # a card given twice is added once
                 key = keys.pop(card.id, None)
                 if key is not None:
                     new.append((key, card))
+                    indexed.append((key, terms))
             added = [c.id for _, c in new]
             # a card's history starts on its first change (the card row is version 1),
             # except for a card added again after a delete: its history goes on
@@ -186,7 +192,7 @@ class PostgresStore:
             if vectors is not None and model is not None and new:
                 rows = {c.id: i for i, c in enumerate(cards)}
                 self._put_vectors(cur, model, [(k, vectors[rows[c.id]]) for k, c in new])
-            self._index(cur, tenant, new)
+            index_cards(cur, tenant, indexed)
             return added
 
         return self._s.write(work)
@@ -203,18 +209,21 @@ class PostgresStore:
              s.title, s.ingested_at or utc_now(), s.message_count,
              json.dumps(s.metadata, ensure_ascii=False)))
 
-    def _insert_cards(self, cur: psycopg.Cursor[Any], cards: Sequence[MemoryCard]
-                      ) -> dict[str, int]:
-        """Insert the cards the tenant lacks; their keys by id."""
+    def _insert_cards(self, cur: psycopg.Cursor[Any], cards: Sequence[MemoryCard],
+                      terms: Sequence[CardTerms]) -> dict[str, int]:
+        """Insert the cards the tenant lacks (with their terms' length and list); their keys
+        by id."""
         if not cards:
             return {}
-        columns = list(zip(*[(*card_row(c), card_timestamp(c)) for c in cards]))
-        types = ["text"] * len(_NAMES) + ["float8"]
+        # COPY into this connection's staging table (emptied at commit), then one insert
+        with cur.copy(STAGE_COPY) as copy:
+            for number, (card, found) in enumerate(zip(cards, terms)):
+                copy.write_row((number, *card_row(card), card_timestamp(card),
+                                float(found.length), term_list(found)))
         cur.execute(
-            f"INSERT INTO cards (tenant, {CARD_COLUMNS}, event_ts) SELECT %s, * FROM unnest("
-            + ", ".join(f"%s::{t}[]" for t in types)
-            + ") ON CONFLICT (tenant, id) DO NOTHING RETURNING id, key",
-            (self._tenant, *map(list, columns)))
+            f"INSERT INTO cards (tenant, {CARD_COLUMNS}, event_ts, length, terms) SELECT %s, "
+            f"{CARD_COLUMNS}, event_ts, length, terms FROM precis_stage ORDER BY number "
+            "ON CONFLICT (tenant, id) DO NOTHING RETURNING id, key", (self._tenant,))
         return {str(cid): int(key) for cid, key in cur.fetchall()}
 
     def _vector_model(self, model: str, dim: int) -> None:
@@ -425,6 +434,23 @@ class PostgresStore:
             (self._tenant, session_id, start, stop))
         return [StoredMessage(*r) for r in rows]
 
+    def messages_in(self, ranges: Sequence[tuple[str, int, int]]
+                    ) -> list[list[StoredMessage]]:
+        """:meth:`messages` for each (session id, start, stop), in one query."""
+        out: list[list[StoredMessage]] = [[] for _ in ranges]
+        if not ranges:
+            return out
+        rows = self._s.read(
+            "SELECT w.n, m.session_id, m.idx, m.message_id, m.role, m.speaker, m.timestamp, "
+            "m.text FROM unnest(%s::text[], %s::int[], %s::int[]) WITH ORDINALITY "
+            "AS w(session_id, lo, hi, n) JOIN messages m ON m.tenant = %s "
+            "AND m.session_id = w.session_id AND m.idx >= w.lo AND m.idx < w.hi "
+            "ORDER BY w.n, m.idx", ([r[0] for r in ranges], [r[1] for r in ranges],
+                                    [r[2] for r in ranges], self._tenant))
+        for n, *message in rows:
+            out[int(n) - 1].append(StoredMessage(*message))
+        return out
+
     def session(self, session_id: str) -> SessionRecord | None:
         rows = self._s.read(f"SELECT {SESSION_COLUMNS} FROM sessions WHERE tenant = %s "
                             "AND id = %s", (self._tenant, session_id))
@@ -541,7 +567,7 @@ class PostgresStore:
         return ApiKey(*rows[0]) if rows else None
 
     def api_keys(self) -> list[ApiKey]:
-        rows = self._s.read(f"SELECT {_KEY_COLUMNS} FROM api_keys ORDER BY created_at, id")
+        rows = self._s.read(f"SELECT {_KEY_COLUMNS} FROM api_keys ORDER BY created_at, seq")
         return [ApiKey(*r) for r in rows]
 
     def revoke_key(self, key_id: str) -> ApiKey:

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from precis.errors import NotFoundError, QueryError, StoreError
 from precis.memory.card import MemoryCard
@@ -39,6 +39,7 @@ from precis.memory.store._rows import (
     utc_now,
 )
 from precis.memory.store._sqlite_db import Transaction, count, open_file
+from precis.memory.store._sqlite_transfer import SQLiteTransfer
 from precis.memory.store.base import (
     DEFAULT_TENANT,
     NO_FILTERS,
@@ -68,7 +69,7 @@ def default_store_path() -> Path:
     return precis_home(create=True) / "memory.sqlite3"
 
 
-class SQLiteStore:
+class SQLiteStore(SQLiteTransfer):
     """The embedded store (see the module docstring). ``path=None`` opens the default file
     under ``PRECIS_HOME``; ``":memory:"`` gives a private in-memory store (tests)."""
 
@@ -422,6 +423,10 @@ class SQLiteStore:
             ).fetchall()
         return [StoredMessage(*r) for r in rows]
 
+    def messages_in(self, ranges: Sequence[tuple[str, int, int]]
+                    ) -> list[list[StoredMessage]]:
+        return [self.messages(*r) for r in ranges]
+
     def session(self, session_id: str) -> SessionRecord | None:
         with self._s.lock:
             row = self._s.db.execute(
@@ -606,25 +611,3 @@ class SQLiteStore:
                 "VALUES (?, ?, ?, ?)",
                 [(self._tenant, model, k, v) for k, v in items],
             )
-
-
-@runtime_checkable
-class VectorCacheStore(Protocol):
-    """A store that keeps embeddings by content key (both stores do)."""
-
-    def get_many_vectors(self, model: str, keys: Sequence[str]) -> dict[str, bytes]: ...
-
-    def put_many_vectors(self, model: str, items: Sequence[tuple[str, bytes]]) -> None: ...
-
-
-class EmbeddingCacheView:
-    """A store's embedding cache under the ``EmbeddingCache`` protocol's method names."""
-
-    def __init__(self, store: VectorCacheStore) -> None:
-        self._store = store
-
-    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, bytes]:
-        return self._store.get_many_vectors(model, keys)
-
-    def put_many(self, model: str, items: Sequence[tuple[str, bytes]]) -> None:
-        self._store.put_many_vectors(model, items)
