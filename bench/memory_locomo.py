@@ -199,6 +199,8 @@ SYSTEMS: dict[str, Factory] = {
     "dense": _dense_system,
     "mem0": _mem0_system,
     "precis": _precis("local"),
+    "precis-minilm": _precis("minilm"),
+    "precis-use": _precis("use"),
     "precis-keywords": _precis("none"),
 }
 

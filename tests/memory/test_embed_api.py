@@ -18,7 +18,8 @@ def test_exported_names() -> None:
     assert sorted(embed.__all__) == sorted([
         "EMBED_KEY_ENV", "EMBED_URL_ENV", "MINILM_DIR_ENV", "MINILM_NAME", "CachedEmbedder",
         "Embedder", "EmbeddingCache", "InMemoryEmbeddingCache", "MiniLMEmbedder",
-        "OpenAIEmbedder", "content_key", "embedder_names", "get_embedder", "register_embedder",
+        "OpenAIEmbedder", "USEEmbedder", "USE_NAME", "content_key", "embedder_names",
+        "get_embedder", "register_embedder",
     ])
     for name in embed.__all__:
         assert hasattr(embed, name), name
@@ -66,7 +67,8 @@ def test_unknown_spec_names_it_and_lists_the_known(spec: str) -> None:
 
 
 def test_known_names() -> None:
-    assert embedder_names()[:5] == ["none", "lexical", "local", "minilm", "openai:<model>"]
+    assert embedder_names()[:6] == ["none", "lexical", "local", "minilm", "use",
+                                    "openai:<model>"]
 
 
 def test_openai_spec_needs_a_model_and_a_url(monkeypatch: pytest.MonkeyPatch) -> None:

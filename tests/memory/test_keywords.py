@@ -215,13 +215,13 @@ def test_postings_keep_cards_in_order_for_any_term_ids(base: int) -> None:
     assert ids.tolist() == [2, 3]  # twice in card 2 beats once in card 3
 
 
-def test_terms_stay_right_when_the_remembered_runs_are_forgotten(
+def test_terms_stay_right_when_the_remembered_words_are_forgotten(
         monkeypatch: pytest.MonkeyPatch) -> None:
     from precis.memory import keywords
 
     texts = _texts(50, seed=7)
     expected = Terms().cards(texts)
-    monkeypatch.setattr(keywords, "_KNOWN_RUNS", 5)  # forgets on nearly every call
+    monkeypatch.setattr(keywords, "_KNOWN_WORDS", 5)  # forgets on nearly every call
     small = Terms()
     assert small.cards(texts) == expected
     assert [small.cards([t])[0] for t in texts[:10]] == expected[:10]

@@ -68,7 +68,9 @@ _EVENT = re.compile(
     r"\b(?:went|visited|attended|joined|started|finished|moved|met|bought|adopted|graduated"
     r"|travel(?:l)?ed|married|signed up|won|lost|got|took|ran|released|deployed|shipped"
     r"|launched|migrated|upgraded|fixed)\b"
-    r"|去了|参加了|开始了|完成了|搬到|买了|上线了|发布了|迁移了|升级了|修复了",
+    r"|去了|参加了|开始了|完成了|搬到|买了|上线了|发布了|迁移了|升级了|修复了"
+    r"|参加|参与|收到|得到|获得|赢得|拿到|赢了|输了|见到|遇到|看到|发现了|认识了|学会了"
+    r"|玩了|吃了|看了|养了|送了|去过|到过|毕业|结婚|搬家|旅行|旅游",
     re.IGNORECASE,
 )
 
@@ -278,7 +280,8 @@ def _units(analysis: Analysis, skipped: Counter[str]) -> list[list[AnalyzedFragm
         if frag.kind == "tool_result" and item.type != "error":
             skipped["tool output"] += 1
             continue
-        if kept_of_group.get(item.id, item.id) != item.id and item.type != "chitchat":
+        kept = kept_of_group.get(item.id, item.id)
+        if kept != item.id and item.type != "chitchat" and _adds_nothing(item, analysis.item(kept)):
             skipped["said again later"] += 1
             continue
         if frag.kind == "tool_call":
@@ -299,6 +302,18 @@ def _units(analysis: Analysis, skipped: Counter[str]) -> list[list[AnalyzedFragm
         words += size
     close()
     return units
+
+
+def _adds_nothing(item: AnalyzedFragment, kept: AnalyzedFragment) -> bool:
+    """Whether an earlier copy of a statement is left out for its later copy: when another
+    speaker restates it (an echo), or when it says nothing the later one does not (every
+    content word and exact fact is in it). Two near-copies by one speaker that differ in a
+    detail ("收到了很多朋友的礼物" / "收到花束") are two memories."""
+    if item.fragment.role != kept.fragment.role:
+        return True
+    mine, theirs = item.fragment.text, kept.fragment.text
+    return (set(query_words(mine)) <= set(query_words(theirs))
+            and {f.text for f in facts(mine)} <= {f.text for f in facts(theirs)})
 
 
 # a tool call worth remembering runs something (a command, a query), not a file read
@@ -334,6 +349,7 @@ def _unit_text(unit: Sequence[AnalyzedFragment], conversation: Conversation) -> 
 
 def _card_type(unit: Sequence[AnalyzedFragment], text: str) -> CardType:
     kinds: list[CardType] = []
+    guessed: list[CardType] = []  # types the analysis read from structure alone, no cue
     for item in unit:
         frag = item.fragment
         if frag.kind == "sql":
@@ -342,14 +358,18 @@ def _card_type(unit: Sequence[AnalyzedFragment], text: str) -> CardType:
             kinds.append("config")
         elif frag.kind == "tool_call":
             kinds.append("command")
+        elif not any(e.startswith("cue:") for e in item.classification.evidence):
+            guessed.append(_TYPE_OF.get(item.type, "note"))
         else:
             kinds.append(_TYPE_OF.get(item.type, "note"))
     if _PREFERENCE.search(text):
         kinds.append("preference")
     elif _EVENT.search(text):
         kinds.append("event")
-    # chit-chat-only types do not outrank a cue word; real types do
-    return min(kinds, key=_RANK.index)
+    # a cue word outranks chit-chat types and types guessed without a cue ("Bart在比赛中
+    #赢得了一只篮球" is an event, not the constraint its sentence shape suggests); types
+    # the analysis found a cue for outrank it
+    return min(kinds or guessed, key=_RANK.index)
 
 
 def _tags(unit: Sequence[AnalyzedFragment], kind: CardType) -> tuple[str, ...]:

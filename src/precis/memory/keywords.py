@@ -2,13 +2,14 @@
 
 Two parts:
 
-* :class:`Terms` turns texts into index terms: runs of letters and digits, each put
-  once through SQLite's own FTS5 tokenizer (``porter unicode61 remove_diacritics 2``:
-  case and diacritic folding, Porter stemming) on a private in-memory table, so English
-  stems the way SQLite's full-text search does and nothing else needs installing. Chinese
-  arrives already cut into words (:func:`precis.memory.text.index_text`), the same cut for
-  cards and queries. A card has two fields: its own words (``body``) and the messages
-  around it (``context``), which count half.
+* :func:`tokenize` is the one tokenizer of the keyword search, for what is indexed and
+  for the query alike, in every store: the words of :func:`precis.memory.text.words`
+  (Chinese cut by ``rjieba``, Chinese and Latin script cut apart: ``Postgres替换MySQL``,
+  ``user_id字段``), each put once through SQLite's own FTS5 tokenizer (``porter unicode61
+  remove_diacritics 2``: case and diacritic folding, Porter stemming) on a private
+  in-memory table, so English stems the way SQLite's full-text search does and nothing
+  else needs installing. :class:`Terms` does it for a store: a card has two fields, its
+  own words (``body``) and the messages around it (``context``), which count half.
 * :class:`KeywordIndex` holds, for every term, the cards that contain it and the term's
   weighted frequency in each (numpy arrays), and answers a query with exact BM25 top-k:
   each query term adds its score to the cards in its posting list, so the cost grows
@@ -26,7 +27,6 @@ store serialises them).
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
@@ -37,16 +37,15 @@ import numpy.typing as npt
 
 from precis.errors import StoreError
 from precis.memory._ivf import Allowed
-from precis.memory.text import STOP_WORDS
+from precis.memory.text import STOP_WORDS, words
 
-__all__ = ["CardTerms", "KeywordIndex", "Terms"]
+__all__ = ["CardTerms", "KeywordIndex", "Terms", "tokenize"]
 
 K1 = 1.2
 B = 0.75
 CONTEXT_WEIGHT = 0.5  # a word of the neighbouring messages counts half a word of the card
 _TOKENIZER = "porter unicode61 remove_diacritics 2"
-_RUN = re.compile(r"[^\W_]+")  # a run of letters and digits (Chinese arrives cut by spaces)
-_KNOWN_RUNS = 500_000  # runs whose terms are remembered
+_KNOWN_WORDS = 500_000  # words whose terms are remembered
 
 I64 = npt.NDArray[np.int64]
 F32 = npt.NDArray[np.float32]
@@ -61,13 +60,35 @@ class CardTerms:
     length: int
 
 
+def tokenize(text: str) -> list[str]:
+    """The keyword terms of ``text``, in order, stop words included: what every store
+    indexes for a text and looks up for a query word (see the module docstring).
+
+    >>> tokenize("Postgres替换MySQL, the payments were timing out")
+    ['postgr', '替换', 'mysql', 'the', 'payment', 'were', 'time', 'out']
+    """
+    return _shared().of(text)
+
+
+_SHARED: Terms | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared() -> Terms:
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = Terms()
+        return _SHARED
+
+
 class Terms:
     """Index terms of texts, by SQLite's FTS5 tokenizer (see the module docstring).
 
-    A text is split into runs of letters and digits here; each distinct run goes through
-    FTS5's tokenizer once (case and diacritic folding, Porter stemming) and is remembered,
-    so a card costs a regular expression and dictionary lookups, and cards and queries get
-    their terms the same way."""
+    Each distinct word (:func:`precis.memory.text.words`) goes through FTS5's tokenizer
+    once (case and diacritic folding, Porter stemming) and is remembered, so a card costs
+    the word cut and dictionary lookups, and cards and queries get their terms the same
+    way. :func:`tokenize` uses one shared instance."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -80,46 +101,47 @@ class Terms:
             raise StoreError(
                 f"keyword search needs SQLite's FTS5 extension, which this Python's SQLite "
                 f"({sqlite3.sqlite_version}) lacks: {err}") from None
-        self._known: dict[str, tuple[str, ...]] = {}  # run -> its terms
-        self._stop = frozenset(self._of(STOP_WORDS))
+        self._known: dict[str, tuple[str, ...]] = {}  # word -> its terms
+        self._stop = frozenset(self.of(" ".join(STOP_WORDS)))
 
     def cards(self, texts: Sequence[tuple[str, str]]) -> list[CardTerms]:
         """The terms of each (body, context) pair; query stop words are left out of the
         frequencies (a query never asks for them) but count in the length."""
-        runs = [(_RUN.findall(body), _RUN.findall(context)) for body, context in texts]
+        split = [(words(body), words(context)) for body, context in texts]
         with self._lock:
-            known = self._learn([r for pair in runs for part in pair for r in part])
+            known = self._learn([w for pair in split for part in pair for w in part])
         stop = self._stop
         out = []
-        for body, context in runs:
+        for body, context in split:
             freqs: dict[str, float] = {}
             length = 0
             for part, weight in ((body, 1.0), (context, CONTEXT_WEIGHT)):
-                for run in part:
-                    for term in known[run]:
+                for word in part:
+                    for term in known[word]:
                         length += 1
                         if term not in stop:
                             freqs[term] = freqs.get(term, 0.0) + weight
             out.append(CardTerms(freqs, length))
         return out
 
-    def query(self, words: Iterable[str]) -> list[str]:
-        """The distinct terms of query words, in first-seen order."""
-        return list(dict.fromkeys(self._of(words)))
+    def query(self, query_words: Iterable[str]) -> list[str]:
+        """The distinct terms of query words (each cut as a text), in first-seen order."""
+        return list(dict.fromkeys(t for w in query_words for t in self.of(w)))
 
-    def _of(self, words: Iterable[str]) -> list[str]:
-        runs = [r for w in words for r in _RUN.findall(w)]
+    def of(self, text: str) -> list[str]:
+        """The terms of a text, in order (:func:`tokenize`)."""
+        split = words(text)
         with self._lock:
-            known = self._learn(runs)
-        return [t for r in runs for t in known[r]]
+            known = self._learn(split)
+        return [t for w in split for t in known[w]]
 
-    def _learn(self, runs: list[str]) -> dict[str, tuple[str, ...]]:
-        """The terms of every run (call with the lock held): runs not yet known go through
-        FTS5's tokenizer."""
-        new = list(dict.fromkeys(r for r in runs if r not in self._known))
-        if len(self._known) + len(new) > _KNOWN_RUNS:  # a bound on memory
+    def _learn(self, split: list[str]) -> dict[str, tuple[str, ...]]:
+        """The terms of every word (call with the lock held): words not yet known go
+        through FTS5's tokenizer."""
+        new = list(dict.fromkeys(w for w in split if w not in self._known))
+        if len(self._known) + len(new) > _KNOWN_WORDS:  # a bound on memory
             self._known = {}
-            new = list(dict.fromkeys(runs))
+            new = list(dict.fromkeys(split))
         if not new:
             return self._known
         db = self._db
@@ -132,7 +154,7 @@ class Terms:
         terms: list[list[str]] = [[] for _ in new]
         for doc, term in rows:
             terms[doc].append(str(term))
-        self._known.update((run, tuple(t)) for run, t in zip(new, terms))
+        self._known.update((word, tuple(t)) for word, t in zip(new, terms))
         return self._known
 
     def close(self) -> None:

@@ -23,7 +23,7 @@ from precis.memory.timeref import TimeRange, time_range
 __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_WORDS", "QueryPlan", "understand"]
 
 MAX_QUERY_CHARS = 10_000
-MAX_QUERY_WORDS = 48
+MAX_QUERY_WORDS = 128  # a long query (a pasted conversation) keeps its first 128
 
 _INTENT_CUES: tuple[tuple[CardType, str], ...] = (
     ("sql", r"\bsql\b|\bquer(?:y|ies)\b|\bselect\b|查询语句|sql语句"),

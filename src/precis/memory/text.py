@@ -1,29 +1,34 @@
-"""Words for the keyword index, in Chinese and English.
+"""Words of a text, in Chinese and English: the one cut behind every keyword term.
 
-The index's terms come from SQLite's FTS5 ``porter unicode61`` tokenizer
-(:mod:`precis.memory.keywords`), which splits and stems English itself but sees a run of
-Chinese characters as one token. So Chinese runs are cut into words first (``rjieba``,
-search mode: a long word also yields its parts) and joined with spaces; the same cut is
-applied to the text that is indexed and to the query, so both sides agree. Stop words are
-dropped from queries, and so never kept in the index's postings (they still count in a
-card's length).
+:func:`words` splits a text into words: a run of Chinese characters is cut into words
+(``rjieba``, search mode: a long word also yields its parts), a run of other letters and
+digits is a word, and the two scripts are always cut apart where they meet, so
+``Postgres替换MySQL`` gives ``postgres``, ``替换``, ``mysql`` and ``v2版本`` gives ``v2``,
+``版本``; two single characters jieba leaves side by side are also joined (see
+:func:`_cjk_words`). Full-width letters and digits are folded first (NFKC). The keyword
+index's terms (:func:`precis.memory.keywords.tokenize`) are these words put through SQLite's
+FTS5 tokenizer, for the text that is indexed and for the query alike. Stop words are dropped from
+queries, and so never kept in the index's postings (they still count in a card's length).
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
+from itertools import pairwise
 
 from precis.errors import MissingDependencyError
 
-__all__ = ["SEGMENTER", "index_text", "query_words", "words"]
+__all__ = ["SEGMENTER", "query_words", "words"]
 
-SEGMENTER = "rjieba-search-2"  # recorded in the store; change it when the terms a text gives change
+SEGMENTER = "rjieba-search-3"  # recorded in the store; change it when the terms a text gives change
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-_WORD = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[^\W_]+(?:['’][^\W_]+)?", re.UNICODE
-)
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = re.compile(f"[{_HAN}]+")
+# a run of Chinese characters, or a run of other letters and digits (an apostrophe inside
+# an English word keeps it whole: "don't"); "_" and punctuation separate words
+_WORD = re.compile(f"[{_HAN}]+|[^\\W_{_HAN}]+(?:['’][^\\W_{_HAN}]+)?")
 
 _cut: Callable[[str], list[str]] | None = None
 
@@ -41,26 +46,26 @@ def _cutter() -> Callable[[str], list[str]]:
     return _cut
 
 
-def _segment_run(match: re.Match[str]) -> str:
-    return " " + " ".join(w for w in _cutter()(match.group(0)) if w.strip()) + " "
-
-
-def index_text(text: str) -> str:
-    """The text as the keyword index should see it (Chinese runs cut into words)."""
-    if _CJK.search(text):
-        return _CJK.sub(_segment_run, text)
-    return text
-
-
 def words(text: str) -> list[str]:
-    """Lower-cased words of a text, Chinese runs cut into words, in order."""
+    """Lower-cased words of a text in order (see the module docstring)."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
     out: list[str] = []
     for token in _WORD.findall(text):
         if _CJK.match(token):
-            out.extend(w for w in _cutter()(token) if w.strip())
+            out.extend(_cjk_words(token))
         else:
             out.append(token.lower().replace("’", "'"))
     return out
+
+
+def _cjk_words(run: str) -> list[str]:
+    """The words of a run of Chinese characters: ``rjieba``'s search-mode cut, and each two
+    single characters it leaves side by side also joined. jieba cuts a word by its context
+    (``字段`` alone is ``字`` + ``段``, inside ``字段的类型`` it is one word): the joined pair
+    makes the index and a query agree either way."""
+    cut = [w for w in _cutter()(run) if w.strip()]
+    return cut + [a + b for a, b in pairwise(cut) if len(a) == 1 and len(b) == 1]
 
 
 def query_words(text: str) -> list[str]:

@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from precis.errors import ConfigError, EmbeddingError, MissingDependencyError
-from precis.memory.embed.base import Vectors, check_texts, import_numpy, normalise_rows
+from precis.memory.embed.base import (
+    Vectors,
+    check_texts,
+    clean_text,
+    import_numpy,
+    normalise_rows,
+)
 
 if TYPE_CHECKING:
     from precis.memory.embed._bert import BertWeights
@@ -120,7 +126,7 @@ class MiniLMEmbedder:
 
         from precis.memory.embed._bert import encode
 
-        items = [_clean(t) for t in check_texts(texts)]
+        items = [clean_text(t) for t in check_texts(texts)]
         out = np.zeros((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
@@ -155,15 +161,6 @@ def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
         else:
             batches.append([index])
     return batches
-
-
-def _clean(text: str) -> str:
-    """Lone surrogates cannot cross into Rust: replace them."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return text
 
 
 def _max_tokens(root: Path) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 from precis.errors import ConfigError
 from precis.memory.embed._minilm import MiniLMEmbedder
 from precis.memory.embed._openai import EMBED_URL_ENV, OpenAIEmbedder
+from precis.memory.embed._use import USEEmbedder
 from precis.memory.embed.base import Embedder
 
 __all__ = ["NO_EMBEDDER", "embedder_names", "get_embedder", "register_embedder"]
@@ -55,6 +56,7 @@ def get_embedder(spec: str, **options: Any) -> Embedder | None:
 
     ``"local"`` / ``"minilm"``: all-MiniLM-L6-v2 in numpy (options ``model_dir``,
     ``batch_tokens``, ``name``; ``$PRECIS_MINILM_DIR`` gives the model directory).
+    ``"use"``: the multilingual Universal Sentence Encoder in numpy (option ``name``).
     ``"openai:<model>"``: an OpenAI-compatible endpoint (options ``base_url``, ``api_key``,
     ``dim``, ``batch_size``, ``timeout``, ``retries``, ``backoff``, ``transport``;
     ``$PRECIS_EMBED_URL`` / ``$PRECIS_EMBED_KEY`` fill in the first two).
@@ -99,6 +101,13 @@ def _local(argument: str | None, **options: Any) -> Embedder:
     return MiniLMEmbedder(**options)
 
 
+def _use(argument: str | None, **options: Any) -> Embedder:
+    if argument is not None:
+        raise ConfigError(f"the use embedder takes no ':{argument}'", where="embedder")
+    _check("use", options, ("name",))
+    return USEEmbedder(**options)
+
+
 def _openai(argument: str | None, **options: Any) -> Embedder:
     if not argument:
         raise ConfigError("name the model: openai:<model>, e.g. openai:bge-m3", where="embedder")
@@ -117,6 +126,7 @@ def _openai(argument: str | None, **options: Any) -> Embedder:
 def _register_builtins() -> None:
     for name in ("local", "minilm"):
         register_embedder(name, _local)
+    register_embedder("use", _use)
     register_embedder("openai", _openai)
     _USAGE["openai"] = "openai:<model>"
 

@@ -25,6 +25,7 @@ __all__ = [
     "EmbeddingCache",
     "Vectors",
     "check_texts",
+    "clean_text",
     "content_key",
     "import_numpy",
     "normalise_rows",
@@ -78,6 +79,16 @@ def check_texts(texts: Sequence[str]) -> list[str]:
         if not isinstance(text, str):
             raise EmbeddingError(f"text {index} is a {type(text).__name__}, not a str")
     return items
+
+
+def clean_text(text: str) -> str:
+    """``text`` with lone surrogates replaced (they cannot be encoded as UTF-8, which every
+    model's tokenizer needs)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def import_numpy(extra: str, purpose: str) -> Any:

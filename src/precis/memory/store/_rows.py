@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from precis.errors import QueryError, StoreError
 from precis.memory.card import MemoryCard
 from precis.memory.store.base import Filters, SessionRecord
-from precis.memory.text import index_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,14 +112,14 @@ CONTEXT_CHARS = 600  # of each neighbouring message, indexed with a card
 def context_text(texts: Iterable[str]) -> str:
     """What the keyword index holds of the messages around a card's sources (the question a
     reply answers, the reaction to a statement): the start of each, in order."""
-    return index_text(" ".join(t[:CONTEXT_CHARS] for t in texts))
+    return " ".join(t[:CONTEXT_CHARS] for t in texts)
 
 
 def card_body(card: MemoryCard) -> str:
     """What the keyword index holds for a card: its words, speaker, tags and entities."""
     parts = [card.content, card.speaker or "", " ".join(card.tags), " ".join(card.topics),
              " ".join(card.entities)]
-    return index_text(" \n".join(p for p in parts if p))
+    return " \n".join(p for p in parts if p)
 
 
 def _dump(value: Any) -> str:
