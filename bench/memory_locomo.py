@@ -24,10 +24,12 @@ Systems (``--systems``, comma-separated; one whose packages are missing is skipp
   threshold=0)`` (mem0's default threshold of 0.1 would cut the ranking short). mem0's
   hybrid extras (fastembed BM25, spaCy entity boosts) need models from the hub; without
   them its search is semantic only, as the run prints;
-- ``precis``: precis's memory store, hybrid (local MiniLM + BM25); ``precis-keywords``:
+- ``precis``: precis's memory store, hybrid with the default local model (``local``: the
+  multilingual Universal Sentence Encoder) + BM25; ``precis-use`` the same named;
+  ``precis-minilm``: hybrid with all-MiniLM-L6-v2 (English); ``precis-keywords``:
   the same store with keyword search only.
 
-    python bench/memory_locomo.py [--systems bm25,dense,mem0,precis] [--json OUT]
+    python bench/memory_locomo.py [--systems bm25,dense,mem0,precis,precis-minilm] [--json OUT]
 """
 
 from __future__ import annotations
@@ -175,7 +177,7 @@ def _precis(embedder: str) -> Factory:
                     else folder / f"precis-{embedder}.sqlite3")
         memory = Memory(location, embedder=embedder)
         if embedder != "none" and memory.embedder is None:
-            raise ImportError("the local MiniLM model is not installed")
+            raise ImportError(f"the embedder {embedder!r} is not installed")
 
         def build(conv: Conversation) -> Search:
             scope = conv.id or "conversation"

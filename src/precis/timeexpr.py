@@ -17,7 +17,17 @@ Understood (case does not matter):
   上周, 上(个)星期, 这周, 本周, 这(个)星期, 下周, 下(个)星期, 上(个)月, 这个月, 本月, 下个月,
   去年, 今年, 明年;
 - ``"count"``: ``3 days ago``, ``a week ago``, ``a couple of months ago``, ``ten years ago``,
-  ``三天前``, ``2周前``, ``两个星期前``, ``五个月前``, ``十年前`` (numbers up to ten in words).
+  ``三天前``, ``2周前``, ``两个星期前``, ``五个月前``, ``十年前`` (numbers up to ten in words);
+- ``"named"``: holidays with a fixed date (Christmas / 圣诞节, Christmas Eve / 平安夜, New
+  Year / 元旦, Valentine's Day / 情人节, Halloween / 万圣节, 国庆, 劳动节, 儿童节, 教师节;
+  Thanksgiving / 感恩节, Mother's / Father's Day by their weekday rule), months and parts of
+  months (``三月``, ``三月初``, ``3月8日``, ``去年十二月底``, ``上个月底``, ``月初``, ``年底``,
+  ``early March``, ``mid-March``, ``the end of March``, ``in March``, ``last March``), each
+  with an optional year (``去年圣诞节``, ``2023年3月初``, ``last Christmas``, ``Christmas
+  2023``). Without a year they are the latest one that has begun by ``anchor``; ``shift`` is
+  the years a 去年 / 前年 / 今年 / 明年 / last / this puts them from ``anchor``'s year.
+  Early / 初 / 上旬 is days 1-10, mid / 中旬 11-20, late / end / 下旬 / 底 / 末 21 to the
+  end; 年初 is January and February, 年底 November and December.
 
 A count too large for the calendar ("9999999 days ago") or a date that does not exist
 (``2023-02-30``) is skipped. Standard library only: compaction imports this.
@@ -34,7 +44,7 @@ from typing import Literal
 
 __all__ = ["MONTH_NAMES", "Kind", "TimeExpr", "Unit", "find_times"]
 
-Kind = Literal["iso", "calendar", "word", "count"]
+Kind = Literal["iso", "calendar", "word", "count", "named"]
 Unit = Literal["day", "week", "weekend", "month", "year"]
 
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -72,6 +82,33 @@ _WORDS: dict[str, tuple[Unit, int]] = {
 }
 
 
+# holidays of a fixed date: (month, first day, last day)
+_FIXED: dict[str, tuple[int, int, int]] = {
+    "christmas eve": (12, 24, 24), "christmas day": (12, 25, 25), "christmas": (12, 24, 25),
+    "new year's eve": (12, 31, 31), "new year's day": (1, 1, 1), "new year": (1, 1, 1),
+    "valentine's day": (2, 14, 14), "halloween": (10, 31, 31), "independence day": (7, 4, 4),
+    "平安夜": (12, 24, 24), "圣诞节": (12, 24, 25), "圣诞": (12, 24, 25), "元旦": (1, 1, 1),
+    "情人节": (2, 14, 14), "万圣节": (10, 31, 31), "国庆节": (10, 1, 7), "国庆": (10, 1, 7),
+    "劳动节": (5, 1, 5), "儿童节": (6, 1, 1), "教师节": (9, 10, 10),
+}
+# holidays on the n-th weekday of a month: (month, weekday, n)
+_NTH: dict[str, tuple[int, int, int]] = {
+    "thanksgiving": (11, 3, 4), "感恩节": (11, 3, 4),
+    "mother's day": (5, 6, 2), "母亲节": (5, 6, 2), "father's day": (6, 6, 3), "父亲节": (6, 6, 3),
+}
+_HOLIDAYS = (*_FIXED, *_NTH)
+_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
+_EN_YEARS = {"last": -1, "this": 0}
+# parts of a month, as (first day, last day or 31 for the month's end)
+_PARTS = {"初": (1, 10), "上旬": (1, 10), "中旬": (11, 20), "中": (11, 20), "下旬": (21, 31),
+          "底": (21, 31), "末": (21, 31), "early": (1, 10), "the beginning of": (1, 10),
+          "beginning of": (1, 10), "the start of": (1, 10), "start of": (1, 10),
+          "mid": (11, 20), "the middle of": (11, 20), "middle of": (11, 20),
+          "late": (21, 31), "the end of": (21, 31), "end of": (21, 31)}
+_ZH_MONTH = r"十[一二]|[一二三四五六七八九十]|1[0-2]|0?[1-9]"
+_ZH_DAY = r"3[01]|[12]\d|0?[1-9]|[二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"
+
+
 def _either(words: Iterable[str]) -> str:
     """A regex for any of ``words``, longest first (上周末 before 上周), behind a look at the
     first character so that most places in a text fail at once."""
@@ -88,17 +125,30 @@ _EN = (
     rf"|(?P<en_year>{_either(('in', 'during', 'since', 'before'))}\s+(?P<year>(?:19|20)\d{{2}})\b)"
     rf"|(?P<ago>(?P<n>\d+|{_either(_EN_COUNTS)}|(?:a\s+)?couple\s+of)"
     r"\s+(?P<unit>day|week|month|year)s?\s+ago\b)"
+    rf"|(?P<en_hol>(?:(?P<ehrel>last|this)\s+)?"
+    + rf"(?P<ehname>{_either(h for h in _HOLIDAYS if h.isascii())})".replace("'", "['’]")
+    + r"(?:,?\s+(?P<ehyear>(?:19|20)\d{2}))?\b)"
+    rf"|(?P<en_mon>(?:(?P<emp>{_either(p for p in _PARTS if p.isascii())})[\s-]+"
+    r"|(?P<emrel>last|this)\s+(?!may\b)|in\s+)"
+    rf"(?P<emname>{_either(_MONTHS)})\.?(?:,?\s+(?P<emyear>(?:19|20)\d{{2}}))?\b)"
     rf"|last (?P<weekday>{_either(_WEEKDAYS)})\b"
     rf"|(?P<en_word>{_either(w for w in _WORDS if w.isascii())})\b"
 )
 _ZH = (
-    r"(?P<zh_ymd>(?P<zy>\d{4})年(?P<zm>\d{1,2})月(?:(?P<zd>\d{1,2})[日号])?)"
+    r"(?P<zh_ymd>(?P<zy>\d{4})年(?P<zm>\d{1,2})月(?:(?P<zd>\d{1,2})[日号])?(?P<zpart>初|上旬|中旬|下旬|底|末)?)"
+    rf"|(?P<zh_hol>(?:(?P<hy>\d{{4}})年|(?P<hrel>{_either(_ZH_YEARS)}))?的?"
+    rf"(?P<hname>{_either(h for h in _HOLIDAYS if not h.isascii())}))"
+    rf"|(?P<zh_yp>(?:(?P<yprel>{_either(_ZH_YEARS)})|(?P<ypy>\d{{4}})年)?年?(?<=年)(?P<yp>初|底|末))"
+    rf"|(?P<zh_md>(?P<mrel>{_either(_ZH_YEARS)})?(?<![\d一二三四五六七八九十])(?P<mon>{_ZH_MONTH})月"
+    rf"(?:(?P<zmday>{_ZH_DAY})[日号]|(?P<mpart>初|上旬|中旬|下旬|底|末))?)"
+    r"|(?P<zh_mp>(?:(?P<mprel>上个月|上月|这个月|本月)|月)(?P<mp2>初|底|末|上旬|中旬|下旬))"
     r"|(?P<zh_y>(?P<zy2>\d{4})年)"
     rf"|(?P<zh_ago>(?P<zn>\d+|[{''.join(_ZH_COUNTS)}])(?P<zunit>天|周|个星期|个月|年)前)"
     rf"|(?P<zh_word>{_either(w for w in _WORDS if not w.isascii())})"
 )
 _EN_AT_WORD = rf"(?i:(?=[\da-z])\b(?:{_EN}))"
-_ZH_STARTS = "".join(_ZH_COUNTS) + "".join(sorted({w[0] for w in _WORDS if not w.isascii()}))
+_ZH_STARTS = "".join(_ZH_COUNTS) + "".join(sorted(
+    {w[0] for w in (*_WORDS, *_HOLIDAYS) if not w.isascii()} | {"年", "月"}))
 _ASCII_PATTERN = re.compile(_EN_AT_WORD)  # all that can match in ASCII text
 _PATTERN = re.compile(rf"(?i:(?=[\da-z{_ZH_STARTS}]))(?:{_EN_AT_WORD}|{_ZH})")
 
@@ -145,6 +195,8 @@ def _read(m: re.Match[str], anchor: date) -> tuple[Kind, Unit, int, date, date]:
     if form == "iso":
         day = date.fromisoformat(m[0])
         return "iso", "day", 0, day, day
+    if form == "zh_ymd" and m["zpart"]:
+        return "named", "month", 0, *_part(int(m["zy"]), int(m["zm"]), m["zpart"])
     if form in ("en_md", "zh_ymd"):
         if form == "en_md":
             year, month, mday = int(m["myear"]), _MONTHS[m["mname"].lower()], m["mday"]
@@ -167,8 +219,90 @@ def _read(m: re.Match[str], anchor: date) -> tuple[Kind, Unit, int, date, date]:
         back = (anchor.weekday() - _WEEKDAYS.index(m["weekday"].lower())) % 7 or 7
         day = anchor - timedelta(days=back)
         return "word", "day", -back, day, day
+    if form in ("zh_hol", "en_hol", "zh_md", "en_mon", "zh_mp", "zh_yp"):
+        return _named(m, form, anchor)
     unit, shift = _WORDS[m[0].lower()]
     return "word", unit, shift, *_span(unit, shift, anchor)
+
+
+def _named(m: re.Match[str], form: str, anchor: date) -> tuple[Kind, Unit, int, date, date]:
+    """A holiday, a month, a day of a month or a part of a month or year (``"named"``)."""
+    if form == "zh_mp":  # 月底, 上个月初: a part of this or last month
+        shift = -1 if m["mprel"] in ("上个月", "上月") else 0
+        first, last = _span("month", shift, anchor)
+        return "named", "month", shift, *_part(first.year, first.month, m["mp2"])
+    if form == "zh_yp":  # 年底, 去年初, 2023年底
+        year, shift = _year(m["ypy"], _ZH_YEARS.get(m["yprel"] or ""), anchor)
+        months = (1, 2) if m["yp"] == "初" else (11, 12)
+        return ("named", "month", shift, date(year, months[0], 1),
+                _month(year, months[1])[1])
+    if form in ("zh_hol", "en_hol"):
+        name, written, relative = ((m["hname"], m["hy"], _ZH_YEARS.get(m["hrel"] or ""))
+                                   if form == "zh_hol" else
+                                   (m["ehname"].lower().replace("’", "'"), m["ehyear"],
+                                    _EN_YEARS.get((m["ehrel"] or "").lower())))
+        year, shift = _year(written, relative, anchor)
+        first, last = _holiday(name, year)
+        if written is None and relative is None and first > anchor:  # the latest one
+            first, last = _holiday(name, year - 1)
+        return "named", "day", shift, first, last
+    if form == "zh_md":
+        month, relative, written = _zh_number(m["mon"]), _ZH_YEARS.get(m["mrel"] or ""), None
+        day, part = (_zh_number(m["zmday"]) if m["zmday"] else None), m["mpart"]
+    else:
+        month, written = _MONTHS[m["emname"].lower()], m["emyear"]
+        relative = _EN_YEARS.get((m["emrel"] or "").lower())
+        day, part = None, (m["emp"] or "").lower() or None
+    year, shift = _year(written, relative, anchor)
+    for back in (0, 1):
+        if day is not None:
+            first = last = date(year - back, month, day)
+        elif part is not None:
+            first, last = _part(year - back, month, part)
+        else:
+            first, last = _month(year - back, month)
+        # without a year: the latest that has begun ("last March": before this month)
+        latest = relative is None or (relative == -1 and form == "en_mon")
+        if written is not None or not latest or (
+                first <= anchor and not (relative == -1 and first.month == anchor.month
+                                         and first.year == anchor.year)):
+            break
+    return "named", "day" if day is not None else "month", shift, first, last
+
+
+def _year(written: str | None, relative: int | None, anchor: date) -> tuple[int, int]:
+    """The year a holiday or month is in, and its shift from ``anchor``'s year; an English
+    "last" is resolved by the caller (the latest one before)."""
+    if written is not None:
+        return int(written), 0
+    return anchor.year + (relative or 0), relative or 0
+
+
+def _holiday(name: str, year: int) -> tuple[date, date]:
+    if name in _FIXED:
+        month, first, last = _FIXED[name]
+        return date(year, month, first), date(year, month, last)
+    month, weekday, n = _NTH[name]
+    start = date(year, month, 1)
+    day = start + timedelta(days=(weekday - start.weekday()) % 7 + 7 * (n - 1))
+    return day, day
+
+
+def _part(year: int, month: int, part: str) -> tuple[date, date]:
+    first, last = _PARTS[part]
+    end = calendar.monthrange(year, month)[1]
+    return date(year, month, first), date(year, month, min(last, end))
+
+
+def _zh_number(text: str) -> int:
+    """1-31 written in digits or in Chinese numerals (十二, 二十三, 三十一)."""
+    if text.isdigit():
+        return int(text)
+    digits = dict(zip("一二三四五六七八九", range(1, 10)))
+    if "十" not in text:
+        return digits[text]
+    tens, _, ones = text.partition("十")
+    return digits.get(tens, 1) * 10 + digits.get(ones, 0)
 
 
 def _span(unit: Unit, shift: int, anchor: date) -> tuple[date, date]:

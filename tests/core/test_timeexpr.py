@@ -158,3 +158,51 @@ def test_what_is_not_a_time(text: str) -> None:
 def test_month_names() -> None:
     assert MONTH_NAMES[0] == "January" and MONTH_NAMES[8] == "September"
     assert len(MONTH_NAMES) == 12
+
+
+WED = D(2024, 3, 20)  # the named days and months below are read on Wednesday 20 March 2024
+
+
+@pytest.mark.parametrize(("text", "unit", "shift", "first", "last"), [
+    # holidays: with a year word, or the latest one that has begun
+    ("去年圣诞节", "day", -1, D(2023, 12, 24), D(2023, 12, 25)),
+    ("last Christmas", "day", -1, D(2023, 12, 24), D(2023, 12, 25)),
+    ("圣诞节", "day", 0, D(2023, 12, 24), D(2023, 12, 25)),
+    ("Christmas 2022", "day", 0, D(2022, 12, 24), D(2022, 12, 25)),
+    ("平安夜", "day", 0, D(2023, 12, 24), D(2023, 12, 24)),
+    ("元旦", "day", 0, D(2024, 1, 1), D(2024, 1, 1)),
+    ("New Year’s Day", "day", 0, D(2024, 1, 1), D(2024, 1, 1)),
+    ("国庆", "day", 0, D(2023, 10, 1), D(2023, 10, 7)),
+    ("Thanksgiving", "day", 0, D(2023, 11, 23), D(2023, 11, 23)),  # 4th Thursday
+    ("母亲节", "day", 0, D(2023, 5, 14), D(2023, 5, 14)),  # 2nd Sunday of May
+    # months and their parts
+    ("三月初", "month", 0, D(2024, 3, 1), D(2024, 3, 10)),
+    ("early March", "month", 0, D(2024, 3, 1), D(2024, 3, 10)),
+    ("mid-March", "month", 0, D(2024, 3, 11), D(2024, 3, 20)),
+    ("去年三月初", "month", -1, D(2023, 3, 1), D(2023, 3, 10)),
+    ("2023年3月初", "month", 0, D(2023, 3, 1), D(2023, 3, 10)),
+    ("四月初", "month", 0, D(2023, 4, 1), D(2023, 4, 10)),  # April 2024 has not begun
+    ("十二月底", "month", 0, D(2023, 12, 21), D(2023, 12, 31)),
+    ("the end of February", "month", 0, D(2024, 2, 21), D(2024, 2, 29)),
+    ("上个月底", "month", -1, D(2024, 2, 21), D(2024, 2, 29)),
+    ("月初", "month", 0, D(2024, 3, 1), D(2024, 3, 10)),
+    ("去年底", "month", -1, D(2023, 11, 1), D(2023, 12, 31)),
+    ("in May", "month", 0, D(2023, 5, 1), D(2023, 5, 31)),
+    ("五月", "month", 0, D(2023, 5, 1), D(2023, 5, 31)),
+    ("last March", "month", -1, D(2023, 3, 1), D(2023, 3, 31)),
+    ("3月8日", "day", 0, D(2024, 3, 8), D(2024, 3, 8)),
+    ("三月八号", "day", 0, D(2024, 3, 8), D(2024, 3, 8)),
+    ("十二月二十五日", "day", 0, D(2023, 12, 25), D(2023, 12, 25)),
+])
+def test_named_days_and_months(text: str, unit: str, shift: int, first: date,
+                               last: date) -> None:
+    t = only(text, WED)
+    assert (t.text, t.kind, t.unit, t.shift, t.first, t.last) == (
+        text, "named", unit, shift, first, last)
+
+
+@pytest.mark.parametrize("text", [
+    "this may be wrong", "you may in fact", "三个月", "五个月前的事", "the mayor said",
+])
+def test_named_look_alikes_are_not_months(text: str) -> None:
+    assert all(t.kind != "named" for t in find_times(text, WED))

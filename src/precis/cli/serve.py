@@ -25,7 +25,8 @@ def _loopback(host: str) -> bool:
 
 def _store_option(func: click.decorators.FC) -> click.decorators.FC:
     func = click.option("--embedder", "-e", default="auto", show_default=True, metavar="SPEC",
-                        help="auto, none, local or openai:MODEL (as `precis memory`).")(func)
+                        help="auto, none, local, use, minilm or openai:MODEL "
+                             "(as `precis memory`).")(func)
     func = click.option("--tenant", default="default", show_default=True, envvar=TENANT_ENV,
                         metavar="NAME",
                         help="The tenant of calls without a key (a server without keys; "

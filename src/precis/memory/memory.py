@@ -13,9 +13,9 @@
 writes one tenant's memory only (see :mod:`precis.memory.store.base`); the default tenant
 is ``"default"``.
 
-The embedder is chosen once per store and recorded in it: ``"auto"`` takes the local MiniLM
-model when it is installed and lexical-only search otherwise; later opens reuse the recorded
-choice unless told otherwise.
+The embedder is chosen once per store and recorded in it: ``"auto"`` takes the default local
+model (``"local"``: the multilingual Universal Sentence Encoder) when it is installed and
+lexical-only search otherwise; later opens reuse the recorded choice unless told otherwise.
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ from precis._args import optional_text, shown, text
 from precis._surrogates import clean_conversation
 from precis.errors import (
     ConfigError,
-    EmbeddingError,
     InputError,
-    MissingDependencyError,
     QueryError,
 )
 from precis.memory.card import MemoryCard
@@ -58,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["IngestReport", "Memory", "embed_text"]
 
 _BATCH = 256
-_BEFORE_CHARS = 150
+_BEFORE_CHARS = 300
 
 
 @dataclass(frozen=True)
@@ -74,28 +72,23 @@ class IngestReport:
 
 
 def _local_model_installed() -> bool:
-    """Whether the local MiniLM model and what runs it are installed (nothing is loaded)."""
-    import importlib.util
+    """Whether the default local model (``"local"``) and numpy are installed (nothing is
+    loaded)."""
+    from precis.memory.embed._use import use_installed
 
-    from precis.memory.embed._minilm import find_minilm_dir
-
-    if any(importlib.util.find_spec(name) is None for name in ("numpy", "tokenizers")):
-        return False
-    try:
-        find_minilm_dir()  # the model_dir argument, else $PRECIS_MINILM_DIR, else the package
-    except (MissingDependencyError, EmbeddingError):
-        return False
-    return True
+    return use_installed()
 
 
 def embed_text(card: MemoryCard, before: str = "") -> str:
-    """The text a card's vector is computed from: who said it and what, after a short excerpt
-    of the message it follows (a reply is found by the words of its question)."""
+    """The text a card's vector is computed from: who said it and what, then an excerpt of
+    the message it follows (a reply is found by the words of its question). The card's own
+    words go first: both local models weigh the start of a text more (on LoCoMo, cosine
+    alone, recall@10 48.4 -> 53.3 with the multilingual model, 52.5 -> 55.9 with MiniLM)."""
     text = card.content
     if card.speaker and card.speaker not in ("user", "assistant", "tool", "system"):
         text = f"{card.speaker}: {text}"
     if before:
-        text = f"({before[:_BEFORE_CHARS]}) {text}"
+        text = f"{text} ({before[:_BEFORE_CHARS]})"
     return text
 
 
@@ -140,8 +133,14 @@ class Memory:
                     "code; pass that embedder (or embedder='none' for keywords only)",
                     where=self.store.location,
                 )
+            if spec == "local" and spec == recorded:
+                spec = "minilm"  # a store recorded "local" when it meant MiniLM (before 0.x)
             if spec == "auto":
                 spec = "local" if _local_model_installed() else "none"
+            if spec == "local":
+                from precis.memory.embed._registry import LOCAL
+
+                spec = LOCAL  # recorded by name: what "local" means may change
             chosen = get_embedder(spec, **options)
         if recorded is None:
             self.store.set_meta("embedder", spec)

@@ -1,10 +1,18 @@
-"""Query understanding: what a memory question asks for.
+"""Query understanding: what a memory question asks for, in English and Chinese alike.
 
 From the question alone: its content words (both languages), the exact entities in it (ids,
-paths, names), the card types its wording points to ("which SQL…" -> sql, "怎么选…" ->
-decision), a time range from its time expressions ("last week", "2023年5月"), whether it
-asks for the latest state ("current", "最近"), and, for a question about a cause ("why",
-"原因"), the words that introduce one ("because", "由于"), added to the keyword search.
+paths), the people it names ("Caroline", "张伟", "Bart在…"), the card types its
+wording points to ("which SQL…" -> sql, "怎么选…" -> decision, "怎么配置" -> config), a
+time range from its time expressions ("last week", "2023年5月", "去年圣诞节", "三月初"),
+whether it asks for the latest state ("current", "最近") or for a version ("which version",
+"哪个版本"), and, for a question about a cause ("why", "为什么"), the words that introduce
+one ("because", "由于"), added to the keyword search.
+
+A query of several lines (a pasted conversation, a note and then a question) asks with its
+last line: the types, the time, the latest-or-version wish and the cause are read there, and
+its last two lines are also searched on their own (``end``), since what was said last is
+what a memory should answer. A statement ("我喜欢苹果汁！", "I like jazz.": a full stop or
+an exclamation, no question) asks for no type, nothing latest, no version and no cause.
 Nothing here touches the store.
 """
 
@@ -25,39 +33,55 @@ __all__ = ["MAX_QUERY_CHARS", "MAX_QUERY_WORDS", "QueryPlan", "understand"]
 MAX_QUERY_CHARS = 10_000
 MAX_QUERY_WORDS = 128  # a long query (a pasted conversation) keeps its first 128
 
+# \b of an English word, also where it meets a Chinese character ("这个bug", "Redis的config")
+_B = r"(?:(?<![A-Za-z0-9_])(?=[A-Za-z0-9_])|(?<=[A-Za-z0-9_])(?![A-Za-z0-9_]))"
+
+
+def _cue(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace(r"\b", _B), re.IGNORECASE)
+
+
 _INTENT_CUES: tuple[tuple[CardType, str], ...] = (
     ("sql", r"\bsql\b|\bquer(?:y|ies)\b|\bselect\b|查询语句|sql语句"),
-    ("config", r"\bconfig\w*|\bsettings?\b|\benv(?:ironment)? var|\bport\b|配置|参数|设置"),
-    ("decision",
-     r"\bdecid\w*|\bdecision|\bchose|\bchoose|\bpick(?:ed)?\b|决定|选型|选择|怎么选|定了"),
+    ("config", r"\bconfig\w*|\bsettings?\b|\benv(?:ironment)? var|\bport\b|\bconfigure"
+               r"|配置|参数|设置|端口|环境变量"),
+    ("decision", r"\bdecid\w*|\bdecision|\bchose|\bchoose|\bpick(?:ed)?\b"
+                 r"|决定|选型|选择|怎么选|定了|选了|选用|采用"),
     ("requirement", r"\brequire\w*|\bneeds?\b|\bspec\b|需求|要求"),
-    ("constraint", r"\bconstraint|\blimit\w*|\bmust not\b|限制|约束|不能"),
-    ("error-fix",
-     r"\berror|\bbug\b|\bfail\w*|\bexception|\bcrash\w*|\bfix\w*|报错|错误|异常|修复|失败"),
-    ("preference", r"\bprefer\w*|\bfavou?rite|\blikes?\b|\benjoys?\b|喜欢|偏好|爱好"),
-    ("todo", r"\btodo\b|\bto-?do\b|\bpending\b|\bnext steps?\b|待办|下一步"),
+    ("constraint",
+     r"\bconstraint|\blimit\w*|\bmust not\b|\bnot allowed|限制|约束|不能|不允许|禁止"),
+    ("error-fix", r"\berror|\bbug\b|\bfail\w*|\bexception|\bcrash\w*|\bfix\w*"
+                  r"|报错|错误|异常|修复|失败|出错|故障"),
+    ("preference", r"\bprefer\w*|\bfavou?rite|\blikes?\b|\benjoys?\b|喜欢|偏好|爱好|最爱"),
+    ("todo", r"\btodo\b|\bto-?do\b|\bpending\b|\bnext steps?\b|待办|下一步|还没做|待处理"),
     ("code", r"\bcode\b|\bfunction\b|\bsnippet|\bclass\b|代码|函数"),
-    ("command", r"\bcommand|\bcli\b|\brun\b|命令"),
-    ("event", r"\bwhen did\b|\bwhat happened\b|什么时候|哪天"),
+    ("command", r"\bcommand|\bcli\b|\brun\b|命令|运行|执行"),
+    ("event", r"\bwhen did\b|\bwhat happened\b|什么时候|哪天|哪一天|几号|发生了什么"),
 )
 _INTENTS: tuple[tuple[CardType, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _INTENT_CUES
+    (kind, _cue(pattern)) for kind, pattern in _INTENT_CUES
 )
+# "which version" / "哪个版本": answered by a card that names a version (v2, 7.2.1)
+_VERSION = _cue(r"\b(?:which|what) version|\bversion numbers?\b|哪个版本|什么版本|哪一版|版本号")
+_VERSION_WORDS = ("version", "版本")
+# a sentence that asks: a question mark or a question word; a statement that ends in a full
+# stop or an exclamation ("我喜欢苹果汁！") tells, so its cue words ask for no card type
+_QUESTION = _cue(r"[?？]|\b(?:what|which|when|where|who|whom|whose|why|how)\b"
+                 r"|什么|哪|吗|怎么|为什么|为何|为啥|谁|几|多少|是否|有没有")
+_TOLD = re.compile(r"[.。!！…~～]+[\s\"'”’」』）)]*$")
 # A question about a cause is answered by a statement of one, which seldom repeats the
 # question's words ("why did the export time out?" - "the problem is a full table scan"):
 # such a query also looks, through keywords, for the words that introduce a cause.
-_CAUSE = re.compile(
-    r"\bwhy\b|\breasons?\b|\bcause[sd]?\b|\broot cause|原因|为什么|为何|为啥|怎么会|起因",
-    re.IGNORECASE,
-)
+_CAUSE = _cue(r"\bwhy\b|\breasons?\b|\bcause[sd]?\b|\broot cause"
+              r"|原因|为什么|为何|为啥|怎么会|起因")
 _CAUSE_WORDS = ("because", "caused", "due", "reason", "因为", "由于", "导致", "所以", "问题在于",
                 "问题")
-_RECENT = re.compile(
-    r"\b(?:latest|current(?:ly)?|now|most recent|newest|recently|lately|final)\b"
-    r"|最新|最近|目前|现在|当前",
-    re.IGNORECASE,
-)
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*\b")
+_RECENT = _cue(r"\b(?:latest|current(?:ly)?|now|most recent|newest|recently|lately|final)\b"
+               r"|最新|最近|目前|现在|当前")
+# a capitalised word (a name), also right before or after Chinese ("Bart在生日派对上")
+_NAME = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?:\s+[A-Z][a-z]+)*(?![A-Za-z])")
+_ZH_NAME_TAGS = frozenset({"nr", "nrfg", "nrt"})  # jieba's tags of people's names
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _QUESTION_WORDS = frozenset({"What", "When", "Where", "Who", "Why", "How", "Which", "Did", "Does",
                              "Do", "Is", "Are", "Was", "Were", "Can", "Could", "Would", "Should",
                              "Has", "Have", "Had", "The", "A", "An", "In", "On", "At", "I", "We"})
@@ -76,6 +100,9 @@ class QueryPlan:
     wants_recent: bool
     truncated: bool = False
     expansions: tuple[str, ...] = ()  # extra keyword-search words the question implies
+    wants_version: bool = False
+    end: str | None = None  # the last two lines of a query of three or more lines
+    end_words: tuple[str, ...] = ()
 
 
 def understand(query: str, *, today: date | None = None) -> QueryPlan:
@@ -96,21 +123,38 @@ def understand(query: str, *, today: date | None = None) -> QueryPlan:
     entities = tuple(dict.fromkeys(
         f.text for f in facts(text) if f.kind in ("url", "path", "identifier", "command")
     ))
-    names = tuple(dict.fromkeys(
-        m.group(0) for m in _NAME.finditer(text) if m.group(0) not in _QUESTION_WORDS
-    ))
     if not words and not entities:
         raise QueryError("the query has no searchable words (only stop words or punctuation)")
-    intents = tuple(kind for kind, pattern in _INTENTS if pattern.search(text))
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    ask = lines[-1] if len(lines) > 1 else text
+    end = "\n".join(lines[-2:]) if len(lines) > 2 else None
+    if _TOLD.search(ask) and not _QUESTION.search(ask):
+        ask = ""  # a statement: it asks for no type, nothing latest, no version, no cause
+    wants_version = bool(_VERSION.search(ask))
+    expansions = (_CAUSE_WORDS if _CAUSE.search(ask) else ()) + (
+        _VERSION_WORDS if wants_version else ())
     return QueryPlan(
         text=text,
         words=tuple(words[:MAX_QUERY_WORDS]),
         entities=entities,
-        names=names,
-        intents=intents,
-        time=time_range(text, today or date.today()),
-        wants_recent=bool(_RECENT.search(text)),
+        names=_names(text),
+        intents=tuple(kind for kind, pattern in _INTENTS if pattern.search(ask)),
+        time=time_range(lines[-1] if len(lines) > 1 else text, today or date.today()),
+        wants_recent=bool(_RECENT.search(ask)),
         truncated=truncated,
-        expansions=tuple(w for w in _CAUSE_WORDS if w not in words) if _CAUSE.search(text)
-        else (),
+        expansions=tuple(w for w in dict.fromkeys(expansions) if w not in words),
+        wants_version=wants_version,
+        end=end,
+        end_words=tuple(query_words(end)[:MAX_QUERY_WORDS]) if end else (),
     )
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """The people a query names: capitalised words (not question words) and, in Chinese, the
+    words jieba tags as a person's name ("张伟", "小王", "李老师")."""
+    names = [m.group(0) for m in _NAME.finditer(text) if m.group(0) not in _QUESTION_WORDS]
+    if _HAN.search(text):
+        import rjieba
+
+        names += [word for word, tag in rjieba.tag(text) if tag in _ZH_NAME_TAGS]
+    return tuple(dict.fromkeys(names))

@@ -19,7 +19,7 @@ from precis.memory.embed._openai import EMBED_URL_ENV, OpenAIEmbedder
 from precis.memory.embed._use import USEEmbedder
 from precis.memory.embed.base import Embedder
 
-__all__ = ["NO_EMBEDDER", "embedder_names", "get_embedder", "register_embedder"]
+__all__ = ["LOCAL", "NO_EMBEDDER", "embedder_names", "get_embedder", "register_embedder"]
 
 NO_EMBEDDER = ("none", "lexical")
 """Specs that mean lexical search only (``get_embedder`` gives ``None``)."""
@@ -54,9 +54,10 @@ def embedder_names() -> list[str]:
 def get_embedder(spec: str, **options: Any) -> Embedder | None:
     """The embedder named by ``spec``, or ``None`` for ``"none"`` / ``"lexical"``.
 
-    ``"local"`` / ``"minilm"``: all-MiniLM-L6-v2 in numpy (options ``model_dir``,
-    ``batch_tokens``, ``name``; ``$PRECIS_MINILM_DIR`` gives the model directory).
+    ``"local"``: the default local embedder, ``"use"`` (:data:`LOCAL`).
     ``"use"``: the multilingual Universal Sentence Encoder in numpy (option ``name``).
+    ``"minilm"``: all-MiniLM-L6-v2 in numpy, English only (options ``model_dir``,
+    ``batch_tokens``, ``name``; ``$PRECIS_MINILM_DIR`` gives the model directory).
     ``"openai:<model>"``: an OpenAI-compatible endpoint (options ``base_url``, ``api_key``,
     ``dim``, ``batch_size``, ``timeout``, ``retries``, ``backoff``, ``transport``;
     ``$PRECIS_EMBED_URL`` / ``$PRECIS_EMBED_KEY`` fill in the first two).
@@ -90,14 +91,14 @@ def _check(spec: str, options: dict[str, Any], allowed: Collection[str]) -> None
         )
 
 
-def _local(argument: str | None, **options: Any) -> Embedder:
+def _minilm(argument: str | None, **options: Any) -> Embedder:
     if argument is not None:
         raise ConfigError(
-            f"the local embedder takes no ':{argument}' (give model_dir= or "
+            f"the minilm embedder takes no ':{argument}' (give model_dir= or "
             f"$PRECIS_MINILM_DIR for another copy of the model files)",
             where="embedder",
         )
-    _check("local", options, ("model_dir", "batch_tokens", "name"))
+    _check("minilm", options, ("model_dir", "batch_tokens", "name"))
     return MiniLMEmbedder(**options)
 
 
@@ -106,6 +107,15 @@ def _use(argument: str | None, **options: Any) -> Embedder:
         raise ConfigError(f"the use embedder takes no ':{argument}'", where="embedder")
     _check("use", options, ("name",))
     return USEEmbedder(**options)
+
+
+LOCAL = "use"
+"""What ``"local"`` means: the default local embedder, chosen by measurement (the
+multilingual Universal Sentence Encoder: Chinese and English; see README, Benchmarks)."""
+
+
+def _local(argument: str | None, **options: Any) -> Embedder:
+    return _REGISTRY[LOCAL](argument, **options)
 
 
 def _openai(argument: str | None, **options: Any) -> Embedder:
@@ -124,9 +134,9 @@ def _openai(argument: str | None, **options: Any) -> Embedder:
 
 
 def _register_builtins() -> None:
-    for name in ("local", "minilm"):
-        register_embedder(name, _local)
+    register_embedder("local", _local)
     register_embedder("use", _use)
+    register_embedder("minilm", _minilm)
     register_embedder("openai", _openai)
     _USAGE["openai"] = "openai:<model>"
 
