@@ -35,6 +35,40 @@ def _items(result: Result) -> list[tuple[str, str, int, dict[str, Any]]]:
     return out
 
 
+class _Index:
+    """The fields of a result that fates are read from, indexed once."""
+
+    def __init__(self, result: Result) -> None:
+        self.output = {m: i for i, m in reversed(list(enumerate(result.get("origin") or [])))
+                       if m is not None}
+        prompt = result.get("compressed_prompt")
+        self.prompt = prompt if isinstance(prompt, str) else None
+        self.into: dict[str, list[dict[str, Any]]] = {}
+        for key, title, i, item in _items(result):
+            for sid in dict.fromkeys(item.get("sources") or []):
+                self.into.setdefault(sid, []).append(
+                    {"section": key, "title": title, "item": i, "text": item.get("text", "")})
+        self.reason: dict[str, str] = {}
+        for reason, ids in (result.get("dropped") or {}).items():
+            for sid in ids:
+                self.reason.setdefault(sid, reason)
+
+    def fate(self, fragment_id: str, message: int, role: str, text: str | None
+             ) -> dict[str, Any]:
+        if message in self.output:
+            where = self.output[message]
+            if text and self.prompt is not None and text not in self.prompt:
+                return {"status": "shortened", "output_message": where}
+            return {"status": "kept", "output_message": where}
+        fate: dict[str, Any] = {}
+        if fragment_id in self.into:
+            fate = {"status": "summarized", "into": self.into[fragment_id]}
+        if fragment_id in self.reason:
+            fate.setdefault("status", "dropped")
+            fate["reason"] = self.reason[fragment_id]
+        return fate or {"status": "system" if role == "system" else "omitted"}
+
+
 def fragment_fate(result: Result, fragment_id: str, message: int, role: str,
                   text: str | None = None) -> dict[str, Any]:
     """Where fragment ``fragment_id`` (of input message ``message``, said by ``role``) went.
@@ -46,27 +80,7 @@ def fragment_fate(result: Result, fragment_id: str, message: int, role: str,
     system prompt) or ``omitted`` (in none of these). A fragment both cited and dropped
     for a reason (a repeat) is ``summarized`` and keeps the ``reason``.
     """
-    origin = list(result.get("origin") or [])
-    if message in origin:
-        where = origin.index(message)
-        prompt = result.get("compressed_prompt")
-        if text and isinstance(prompt, str) and text not in prompt:
-            return {"status": "shortened", "output_message": where}
-        return {"status": "kept", "output_message": where}
-    fate: dict[str, Any] = {}
-    into = [{"section": key, "title": title, "item": i, "text": item.get("text", "")}
-            for key, title, i, item in _items(result)
-            if fragment_id in (item.get("sources") or [])]
-    if into:
-        fate = {"status": "summarized", "into": into}
-    for reason, ids in (result.get("dropped") or {}).items():
-        if fragment_id in ids:
-            fate.setdefault("status", "dropped")
-            fate["reason"] = reason
-            break
-    if not fate:
-        fate = {"status": "system" if role == "system" else "omitted"}
-    return fate
+    return _Index(result).fate(fragment_id, message, role, text)
 
 
 def _cite(sources: Sequence[str]) -> str:
@@ -86,6 +100,7 @@ def explain_result(result: Result, analysis: Analysis, counter: TokenCounter) ->
     once per section that cites it), ``after`` the section's lines as the summary renders
     them (``## title`` and ``- text [S1, S2]``).
     """
+    index = _Index(result)
     fragments: list[dict[str, Any]] = []
     tokens: dict[str, int] = {}
     for analyzed in analysis.items():
@@ -99,7 +114,7 @@ def explain_result(result: Result, analysis: Analysis, counter: TokenCounter) ->
             "factors": {k: round(v, 4) for k, v in analyzed.importance.factors.items()},
             "why": explain(analyzed),
         }
-        row.update(fragment_fate(result, analyzed.id, p.message, frag.role, frag.text))
+        row.update(index.fate(analyzed.id, p.message, frag.role, frag.text))
         fragments.append(row)
 
     sections: list[dict[str, Any]] = []
