@@ -14,8 +14,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+try:
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import (
+        AIMessage,
+        BaseMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
+except ImportError:
+    raise SystemExit("this example needs LangChain: pip install 'precis[langchain]'") from None
 
 from precis.adapters.langchain import PrecisChatMessageHistory, before_model
 from precis.runtime import CompressionEvent, ContextConfig, ContextMemory

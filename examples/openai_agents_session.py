@@ -19,20 +19,24 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from agents import (
-    Agent,
-    Model,
-    ModelResponse,
-    Runner,
-    Usage,
-    function_tool,
-    set_tracing_disabled,
-)
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-)
+try:
+    from agents import (
+        Agent,
+        Model,
+        ModelResponse,
+        Runner,
+        Usage,
+        function_tool,
+        set_tracing_disabled,
+    )
+    from openai.types.responses import (
+        ResponseFunctionToolCall,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+except ImportError:
+    raise SystemExit("this example needs the OpenAI Agents SDK: "
+                     "pip install 'precis[openai-agents]'") from None
 
 from precis.adapters.openai_agents import PrecisSession
 from precis.runtime import CompressionEvent, ContextConfig, ContextMemory, handle_tool_call

@@ -25,6 +25,9 @@ prints them without a traceback and exits with code 2, the service answers HTTP 
     ├── LLMError                    an LLM endpoint failed (down, timeout, HTTP error, junk answer)
     └── MissingDependencyError      an optional extra is not installed (gives the pip command)
 
+Warnings precis gives (a fallback it took, a result it had to degrade) are
+:class:`PrecisWarning`, a ``UserWarning``; the CLI prints them as ``precis: warning: ...``.
+
 Lower-level errors (``json.JSONDecodeError``, ``UnicodeDecodeError``, ``OSError``,
 ``RecursionError``) are translated into this tree where precis meets them; they never escape
 to the caller for user error.
@@ -48,6 +51,7 @@ __all__ = [
     "NestingTooDeepError",
     "NotFoundError",
     "PrecisError",
+    "PrecisWarning",
     "QueryError",
     "SelectionError",
     "StoreError",
@@ -168,3 +172,8 @@ class MissingDependencyError(PrecisError):
         super().__init__(
             f"{purpose} needs the optional package {package!r}; install it with: {command}"
         )
+
+
+class PrecisWarning(UserWarning):
+    """A fallback precis took or a degraded result (the estimator instead of a tokenizer
+    that cannot be loaded, say); the work went on."""

@@ -145,6 +145,8 @@ class ConversationInfo:
     id: str | None
     title: str | None
     message_count: int
+    preview: str = ""
+    """The start of the first user message (what to show when the source has no title)."""
 
 
 @dataclass

@@ -27,3 +27,21 @@ def test_example_runs(script: str, framework: str, expect: str) -> None:
     assert expect in done.stdout
     assert "compaction:" in done.stdout
     assert time.perf_counter() - started < 10
+
+
+@pytest.mark.parametrize(("script", "hidden", "hint"), [
+    ("openai_agents_session.py", ("agents", "openai"), "pip install 'precis[openai-agents]'"),
+    ("langchain_history.py", ("langchain_core",), "pip install 'precis[langchain]'"),
+])
+def test_example_without_its_extra_says_what_to_install(
+    script: str, hidden: tuple[str, ...], hint: str
+) -> None:
+    """issue 18: the examples crashed with a bare ModuleNotFoundError."""
+    hide = "; ".join(f"sys.modules[{name!r}] = None" for name in hidden)
+    code = f"import runpy, sys; {hide}; runpy.run_path({str(EXAMPLES / script)!r}, " \
+           "run_name='__main__')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1
+    assert done.stderr.startswith("this example needs ") and done.stderr.count("\n") == 1
+    assert hint in done.stderr and "Traceback" not in done.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,45 @@ def test_inspect_reports_the_picked_index_of_identical_conversations(
     code, out, _ = run(["inspect", str(path), "--json", "--pick", "1"], capsys)
     assert code == 0
     assert json.loads(out)["conversation"] == {"id": None, "title": None, "index": 1, "of": 2}
+
+
+def test_python_dash_m_precis_runs_the_command() -> None:
+    """issue 18: `python -m precis` failed (no precis.__main__)."""
+    done = subprocess.run([sys.executable, "-m", "precis", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    import precis
+
+    assert done.returncode == 0 and precis.__version__ in done.stdout
+
+
+@pytest.mark.parametrize("group", [[], ["memory"], ["keys"]])
+def test_help_lists_whole_sentences(group: list[str]) -> None:
+    """issue 18: `precis --help` cut command descriptions mid-sentence ("(e.g.", "+...")."""
+    env = {**__import__("os").environ, "COLUMNS": "80"}
+    done = subprocess.run([sys.executable, "-m", "precis", *group, "--help"],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0
+    listing = done.stdout.split("Commands:\n", 1)[1]
+    entries = [e for e in re.split(r"\n  (?=\S)", "\n" + listing) if e.strip()]
+    assert len(entries) >= 3
+    for entry in entries:
+        text = " ".join(entry.split()[1:])
+        assert not text.endswith("...") and text.endswith((".", ")")), entry
+
+
+def test_a_collection_without_ids_or_titles_lists_the_first_user_message(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 18: ShareGPT collections were listed with empty id and title columns."""
+    path = tmp_path / "chats.jsonl"
+    path.write_text("\n".join(json.dumps({"conversations": [
+        {"from": "human", "value": question}, {"from": "gpt", "value": "answer"}]})
+        for question in ("什么是二分查找？", "How do I sort a list in Python?")) + "\n",
+        encoding="utf-8")
+    code, out, _ = run(["inspect", str(path)], capsys)
+    assert code == 0 and "--pick N\n" in out and "--pick N|ID" not in out
+    header = next(line for line in out.splitlines() if line.lstrip().startswith("#"))
+    assert header.split() == ["#", "messages", "first", "user", "message"]
+    assert "什么是二分查找？" in out and "How do I sort a list in Python?" in out
+    code, out, _ = run(["inspect", str(path), "--json"], capsys)
+    assert [c["preview"] for c in json.loads(out)["conversations"]] == [
+        "什么是二分查找？", "How do I sort a list in Python?"]

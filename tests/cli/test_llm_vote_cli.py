@@ -100,3 +100,18 @@ def test_compress_uses_the_models_types(
     voted = cited(["--llm-vote"])
     capsys.readouterr()
     assert voted < rules
+
+
+@pytest.mark.parametrize("junk", ["I like turtles.", "{}", '{"answer": "yes"}', "1. maybe"])
+def test_a_model_that_answers_junk_gets_a_warning(
+    llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], junk: str
+) -> None:
+    """issue 18: a model answering junk left the rule answers with exit 0 and no word."""
+    rules, _ = explained([], capsys)
+    llm_env.reply = junk
+    voted, err = explained(["--llm-vote"], capsys)
+    assert [f["type"] for f in voted["fragments"]] == [f["type"] for f in rules["fragments"]]
+    assert err.startswith("precis: warning: the model's answers named no type for ")
+    assert err.count("\n") == 1
+    code = main(["compress", str(EXAMPLE), "--llm-vote", "-O", "markdown"])
+    assert code == 0 and "named no type" in capsys.readouterr().err

@@ -137,8 +137,9 @@ def test_an_older_file_gets_its_terms_on_first_search(tmp_path: Path) -> None:
     db.commit()
     db.close()
     with Memory(path, embedder="none") as mem:
-        assert len(mem.search("ledger invoice 7", k=50).hits) == 50
-        assert mem.search("ledger invoice 7", k=1).hits[0].card.id == "c7"
+        assert len(mem.search("ledger invoice", k=50).hits) == 50
+        # "7" tells c7 apart; the words every card holds score ~0 (no result) beside it
+        assert [h.card.id for h in mem.search("ledger invoice 7", k=50).hits] == ["c7"]
     db = sqlite3.connect(path)
     assert db.execute("SELECT COUNT(*) FROM card_terms").fetchone()[0] == 50
 

@@ -17,8 +17,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coding_session.jso
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Memory:
-    m = Memory(tmp_path / "m.sqlite3", embedder="none")
+def memory(new_store) -> Memory:  # type: ignore[no-untyped-def]
+    m = Memory(new_store(), embedder="none")
     m.ingest(EXAMPLE)
     return m
 

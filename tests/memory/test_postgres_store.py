@@ -155,8 +155,9 @@ def test_cards_of_another_segmenter_get_their_terms_again(postgres_url: str) -> 
         conn.execute("UPDATE meta SET value = 'older-segmenter' WHERE key = 'segmenter'")
         conn.execute("UPDATE terms SET term = term || '~'")  # as another cut would give
     with Memory(postgres_url, embedder="none") as memory:
-        assert len(memory.search("ledger invoice 7", k=50).hits) == 50
-        assert memory.search("ledger invoice 7", k=1).hits[0].card.id == "c7"
+        assert len(memory.search("ledger invoice", k=50).hits) == 50
+        # "7" tells c7 apart; the words every card holds score ~0 (no result) beside it
+        assert [h.card.id for h in memory.search("ledger invoice 7", k=50).hits] == ["c7"]
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         assert conn.execute("SELECT count(*) FROM cards WHERE length IS NULL").fetchone() == (0,)
         assert conn.execute("SELECT count(*) FROM terms WHERE term LIKE '%~'").fetchone() == (0,)

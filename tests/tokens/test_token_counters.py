@@ -5,12 +5,13 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 import precis
-from precis.errors import ConfigError, MissingDependencyError, TokenizerError
+from precis.errors import ConfigError, MissingDependencyError, PrecisWarning, TokenizerError
 from precis.tokens import (
     EstimatorCounter,
     HFTokenizerCounter,
@@ -107,7 +108,7 @@ def test_missing_bpe_file_explains_where_it_looked(
     with pytest.raises(TokenizerError) as info:
         get_counter("o200k_base")
     message = str(info.value)
-    assert "never downloads" in message
+    assert "could not download it" in message and "\n" not in message
     assert str(no_tokenizer_files / "o200k_base.tiktoken") in message
     assert "PRECIS_TOKENIZER_DIR" in message
     assert "tiktoken's cache" in message
@@ -243,8 +244,39 @@ def test_tokenizer_json_spec_gets_a_hint() -> None:
 def test_counter_names() -> None:
     assert counter_names() == [
         "estimate", "estimate:cl100k", "estimate:o200k", "estimate:qwen",
-        "cl100k_base", "o200k_base", "hf:PATH",
+        "cl100k_base", "o200k_base", "hf:PATH", "auto", "auto:cl100k_base",
     ]
+
+
+def test_auto_counts_exactly_when_tiktoken_can(tokenizer_dir: Path, no_network: None,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRECIS_TOKENIZER_DIR", str(tokenizer_dir))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning when the real tokenizer loads
+        counter = get_counter("auto")
+    assert counter.name == "o200k_base" and counter.count("hello world") == 2
+    assert get_counter("auto:cl100k_base").name == "cl100k_base"
+
+
+def test_auto_falls_back_to_the_estimator_with_a_warning_offline(
+    no_tokenizer_files: Path, no_network: None
+) -> None:
+    """issue 18: README's snippet failed on a plain install; "auto" works everywhere."""
+    with pytest.warns(PrecisWarning, match="could not download it; counting with the "
+                                           r"calibrated estimator \(estimate:o200k"):
+        counter = get_counter("auto")
+    assert counter.name == "estimate:o200k"
+    with pytest.raises(ConfigError, match="auto takes a tiktoken encoding"):
+        get_counter("auto:qwen")
+
+
+def test_auto_says_when_tiktoken_is_not_installed(monkeypatch: pytest.MonkeyPatch,
+                                                  no_tokenizer_files: Path) -> None:
+    monkeypatch.setitem(sys.modules, "tiktoken", None)  # hides the module: import fails
+    with pytest.warns(PrecisWarning, match=r"pip install 'precis\[tiktoken\]'"):
+        assert get_counter("auto").name == "estimate:o200k"
+    with pytest.raises(MissingDependencyError, match=r"precis\[tiktoken\]"):
+        get_counter("o200k_base")
 
 
 def test_available_counters(

@@ -13,11 +13,35 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
     import click
 
     from precis.cli._app import cli
+    from precis.errors import PrecisWarning
+
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], *args: object,
+             **kwargs: object) -> None:
+        if issubclass(category, PrecisWarning):  # one line, as errors are
+            click.echo(f"precis: warning: {message}", err=True)
+        else:
+            shown(message, category, *args, **kwargs)  # type: ignore[arg-type]
+
+    warnings.showwarning = show
+    try:
+        return _run(cli, argv)
+    finally:
+        warnings.showwarning = shown
+
+
+def _run(cli: object, argv: Sequence[str] | None) -> int:
+    import click
+
     from precis.errors import PrecisError
 
+    assert isinstance(cli, click.Group)
     try:
         result = cli.main(args=list(argv) if argv is not None else None,
                           prog_name="precis", standalone_mode=False)

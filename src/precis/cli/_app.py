@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from precis._version import __version__
+from precis.cli._help import HelpGroup
 from precis.cli.compress import compress_command
 from precis.cli.explain import explain_command
 from precis.cli.formats import formats_command
@@ -16,7 +17,7 @@ from precis.cli.serve import mcp_command, serve_command
 __all__ = ["cli"]
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HelpGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="precis")
 def cli() -> None:
     """precis: compact long LLM-agent conversations, exactly and instantly.

@@ -88,6 +88,15 @@ class WatchedVoter:
             raise
 
     def warn(self) -> None:
+        """Say on stderr when the model failed, or answered junk for most fragments (its
+        answers named no type: the rule answers stood for them)."""
         if self.error is not None:
             click.echo(f"precis: warning: the model did not vote ({self.error}); the rule "
                        "answers stand", err=True)
+            return
+        asked = getattr(self.voter, "asked", 0)
+        unreadable = getattr(self.voter, "unreadable", 0)
+        if asked and unreadable * 2 > asked:
+            click.echo(f"precis: warning: the model's answers named no type for {unreadable} "
+                       f"of {asked} fragments (not the JSON object asked for); the rule "
+                       "answers stand for them", err=True)

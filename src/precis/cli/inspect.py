@@ -138,7 +138,8 @@ def _listing(collection: Collection) -> dict[str, Any]:
         "source": collection.source,
         "format": collection.format,
         "conversations": [
-            {"index": i.index, "id": i.id, "title": i.title, "messages": i.message_count}
+            {"index": i.index, "id": i.id, "title": i.title, "messages": i.message_count,
+             "preview": i.preview}
             for i in collection.infos()
         ],
     }
@@ -173,17 +174,23 @@ def _print_listing(listing: dict[str, Any], limit: int) -> None:
 
     console = _console()
     convs = listing["conversations"]
+    with_ids = any(row["id"] for row in convs)
+    with_titles = any(row["title"] for row in convs)
     console.print(
         f"[bold]{listing['source']}[/]: {listing['format']}, "
-        f"{len(convs)} conversations; select one with [bold]--pick N|ID[/]"
+        f"{len(convs)} conversations; select one with "
+        f"[bold]--pick {'N|ID' if with_ids else 'N'}[/]"
     )
-    table = Table("#", "id", "messages", box=None, header_style="bold")
-    table.add_column("title", no_wrap=True)
+    # columns the source has no values for are left out; without titles, the first user
+    # message tells the conversations apart
+    table = Table("#", *(["id"] if with_ids else []), "messages", box=None,
+                  header_style="bold")
+    table.add_column("title" if with_titles else "first user message", no_wrap=True)
     shown, more = _limited(convs, limit)
     for row in shown:
         table.add_row(
-            str(row["index"]), str(row["id"] or ""), str(row["messages"]),
-            _cell(row["title"] or "", 60),
+            str(row["index"]), *([str(row["id"] or "")] if with_ids else []),
+            str(row["messages"]), _cell(row["title"] or row["preview"], 60),
         )
     console.print(table)
     if more:

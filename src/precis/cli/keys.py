@@ -7,12 +7,13 @@ from contextlib import closing
 
 import click
 
+from precis.cli._help import HelpGroup
 from precis.cli.memory import STORE_ENV
 
 __all__ = ["keys_group"]
 
 
-@click.group("keys")
+@click.group("keys", cls=HelpGroup)
 @click.option("--store", default=None, metavar="PATH|URL", envvar=STORE_ENV,
               help="The memory store the service uses: a SQLite file or a postgresql:// URL "
                    f"(default: memory.sqlite3 under PRECIS_HOME; or ${STORE_ENV}).")

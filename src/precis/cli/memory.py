@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from precis.cli._help import HelpGroup
 from precis.cli._options import read_collection
+from precis.cli._progress import progress_printer
+from precis.cli.memory_batch import note_label, run_batch
 from precis.errors import InputError, QueryError
 
 if TYPE_CHECKING:
@@ -23,8 +25,6 @@ __all__ = ["memory_group"]
 
 STORE_ENV = "PRECIS_MEMORY"
 TENANT_ENV = "PRECIS_TENANT"
-_BATCH_KEYS = {"id", "query", "k", "user", "agent", "session", "type", "types", "speaker",
-               "since", "until", "current", "context"}
 
 
 @dataclass
@@ -68,7 +68,7 @@ def _filters(user: str | None, agent: str | None, session: str | None, types: tu
                    since=since, until=until, include_superseded=not current)
 
 
-@click.group("memory")
+@click.group("memory", cls=HelpGroup)
 @click.option("--store", default=None, metavar="PATH|URL", envvar=STORE_ENV,
               help="The memory store: a SQLite file, or postgresql://user@host/db for a "
                    "shared PostgreSQL + pgvector store (pip install 'precis[postgres]'); "
@@ -121,18 +121,25 @@ def ingest_command(settings: _Settings, files: tuple[str, ...], format_name: str
         console=_stderr_console(),
     ) as bar:
         task = bar.add_task("ingesting", total=len(jobs))
-        for file, conv in jobs:
+        on_pipe = progress_printer("conversations ingested", quiet=as_json)
+        for number, (file, conv) in enumerate(jobs):
+            if on_pipe is not None:
+                on_pipe(number, len(jobs))
             bar.update(task, description=f"ingesting {conv.id or file}")
             sub = bar.add_task("  embedding", total=None, visible=memory.embedder is not None)
 
             def advance(done: int, total: int, sub: Any = sub) -> None:
                 bar.update(sub, completed=done, total=total)
 
+            vectors = progress_printer(f"vectors of {conv.id or file} computed",
+                                       quiet=as_json)
             report = memory.ingest(conv, session=session, user=user, agent=agent,
-                                   progress=advance)
+                                   progress=advance if vectors is None else vectors)
             bar.remove_task(sub)
             bar.advance(task)
             reports.append((file, report))
+        if on_pipe is not None:
+            on_pipe(len(jobs), len(jobs))
         location = memory.store.location
     if as_json:
         click.echo(json.dumps({"store": location, "sessions": [
@@ -170,7 +177,7 @@ def search_command(settings: _Settings, query: str | None, k: int, user: str | N
     if batch is not None:
         if query is not None:
             raise InputError("give either a QUERY or --batch, not both")
-        _run_batch(settings, batch, k)
+        run_batch(settings.open, batch, k)
         return
     if query is None:
         raise QueryError("no query given (or use --batch QUERIES.jsonl)")
@@ -187,7 +194,7 @@ def search_command(settings: _Settings, query: str | None, k: int, user: str | N
 
 def _print_result(result: SearchResult) -> None:
     for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"precis: {note_label(note)}: {note}", err=True)
     if not result.hits:
         click.echo("no matching memories")
         return
@@ -218,75 +225,6 @@ def _short(text: str, limit: int = 200) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _read_batch(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
-    except OSError as err:
-        raise InputError(f"cannot read the batch file: {err.strerror}", where=path) from None
-    with handle:
-        try:
-            lines = list(handle)
-        except UnicodeDecodeError:
-            raise InputError("the batch file is not UTF-8 text", where=path) from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"not JSON: {err.msg}", where=where) from None
-        if not isinstance(data, dict):
-            raise InputError("each line must be a JSON object", where=where)
-        unknown = set(data) - _BATCH_KEYS
-        if unknown:
-            raise InputError(f"unknown field(s): {', '.join(sorted(unknown))} "
-                             f"(known: {', '.join(sorted(_BATCH_KEYS))})", where=where)
-        if not isinstance(data.get("query"), str):
-            raise InputError("'query' must be a string", where=where)
-        for key in ("user", "agent", "session", "speaker", "since", "until", "type"):
-            if data.get(key) is not None and not isinstance(data[key], str):
-                raise InputError(f"{key!r} must be a string", where=where)
-        k = data.get("k", None)
-        if k is not None and (not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 1000):
-            raise InputError("'k' must be a whole number from 1 to 1000", where=where)
-        types = data.get("types", [])
-        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
-            raise InputError("'types' must be a list of strings", where=where)
-        yield number, data
-
-
-def _run_batch(settings: _Settings, path: str, default_k: int) -> None:
-    queries = list(_read_batch(path))
-    with settings.open() as memory:
-        for number, data in queries:
-            types = tuple(data.get("types", [])) + ((data["type"],) if data.get("type") else ())
-            try:
-                result = memory.search(
-                    data["query"], k=data.get("k") or default_k, user=data.get("user"),
-                    agent=data.get("agent"), session=data.get("session"), types=types,
-                    speaker=data.get("speaker"), since=data.get("since"),
-                    until=data.get("until"), current_only=bool(data.get("current")),
-                    context=int(data.get("context") or 0),
-                )
-            except QueryError as err:  # one unusable query does not stop the batch
-                click.echo(json.dumps({"id": data.get("id"), "error": str(err),
-                                       "line": number}, ensure_ascii=False))
-                continue
-            hits = [{
-                "id": h.card.id,
-                "score": round(h.score, 6),
-                "content": h.card.content,
-                "type": h.card.type,
-                "session_id": h.card.session_id,
-                "message_ids": list(h.card.message_ids),
-                "fragment_ids": list(h.card.fragment_ids),
-                "speaker": h.card.speaker,
-                "event_time": h.card.event_time,
-            } for h in result.hits]
-            click.echo(json.dumps({"id": data.get("id"), "hits": hits}, ensure_ascii=False))
-
-
 @memory_group.command("show")
 @click.argument("card_id")
 @click.option("--context", "-C", type=click.IntRange(0, 20), default=0,
@@ -296,9 +234,21 @@ def _run_batch(settings: _Settings, path: str, default_k: int) -> None:
 @click.pass_obj
 def show_command(settings: _Settings, card_id: str, context: int, history: bool,
                  as_json: bool) -> None:
-    """One card with the original messages it came from."""
+    """One card with the original messages it came from (with --history, also a deleted
+    card's history)."""
+    from precis.errors import NotFoundError
+
     with settings.open() as memory:
-        card = memory.get(card_id)
+        try:
+            card = memory.get(card_id)
+        except NotFoundError as err:
+            versions = memory.history(card_id)  # NotFoundError if it was never stored
+            if not history:
+                raise NotFoundError(f"{err.message} (it was {versions[-1].action} "
+                                    f"{versions[-1].at}; --history shows what it said)",
+                                    where=err.where) from None
+            _show_deleted(versions, as_json)
+            return
         sources = memory.sources(card, context)
         versions = memory.history(card_id) if history else []
     if as_json:
@@ -326,6 +276,21 @@ def show_command(settings: _Settings, card_id: str, context: int, history: bool,
         click.echo(f" {mark} [{message.message_id}] {message.speaker or message.role}"
                    f"{' ' + message.timestamp if message.timestamp else ''}")
         click.echo(_indent(message.text, "     "))
+    for v in versions:
+        click.echo(f"v{v.version} {v.action} {v.at}"
+                   + (f": {_short(v.card.content, 120)}" if v.card else ""))
+
+
+def _show_deleted(versions: list[Any], as_json: bool) -> None:
+    """The history of a card that is no longer in the store (deleted)."""
+    if as_json:
+        click.echo(json.dumps({"card": None, "deleted": True, "history": [
+            {"version": v.version, "action": v.action, "at": v.at,
+             "card": v.card.to_dict() if v.card else None} for v in versions],
+        }, ensure_ascii=False, indent=2))
+        return
+    last = versions[-1]
+    click.echo(f"{last.card_id}: {last.action} {last.at} (no longer in the store)")
     for v in versions:
         click.echo(f"v{v.version} {v.action} {v.at}"
                    + (f": {_short(v.card.content, 120)}" if v.card else ""))
@@ -388,7 +353,9 @@ def export_command(settings: _Settings, user: str | None, agent: str | None,
         os.replace(tmp, output)
     except OSError as err:
         raise InputError(f"cannot write the export: {err.strerror}", where=output) from None
-    click.echo(f"exported {len(lines)} card(s) to {output}", err=True)
+    sessions = sum(1 for line in lines if line.startswith('{"session"'))
+    click.echo(f"exported {len(lines) - sessions} card(s) and {sessions} session(s) "
+               f"to {output}", err=True)
 
 
 @memory_group.command("import")
@@ -424,7 +391,14 @@ def stats_command(settings: _Settings, as_json: bool) -> None:
     click.echo(f"tenant: {stats['tenant']}")
     for key in ("cards", "sessions", "messages", "users", "superseded", "keyword_terms"):
         click.echo(f"{key.replace('_', ' ')}: {stats[key]:,}")
-    click.echo(f"embedder: {stats.get('embedder') or 'none'}")
+    embedder = stats.get("embedder") or "none"
+    hint = ""
+    if embedder == "none":
+        from precis.memory import Memory
+
+        hint = (" (keywords only; `precis memory --embedder local reindex` adds semantic "
+                "search)" if Memory.local_model_installed() else " (keywords only)")
+    click.echo(f"embedder: {embedder}{hint}")
     for model, count in stats["vectors"].items():
         click.echo(f"vectors ({model}): {count:,}")
     if stats["by_type"]:
@@ -436,13 +410,25 @@ def stats_command(settings: _Settings, as_json: bool) -> None:
 @memory_group.command("reindex")
 @click.pass_obj
 def reindex_command(settings: _Settings) -> None:
-    """Compute missing vectors for the store's embedder."""
+    """Compute missing vectors for the store's embedder. With --embedder, that embedder
+    becomes the store's (e.g. `precis memory --embedder local reindex` adds semantic search
+    to a keyword-only store)."""
     with settings.open() as memory:
+        if settings.embedder != "auto":
+            before = memory.set_embedder(settings.embedder)
+            if before != memory.embedder_spec:
+                click.echo(f"the store's embedder is now {memory.embedder_spec} "
+                           f"(was {before})")
         if memory.embedder is None:
-            click.echo("the store uses keyword search only (no embedder); nothing to do")
+            hint = ("the local model is installed: `precis memory --embedder local reindex` "
+                    "adds semantic search" if memory.local_model_installed() else
+                    "`precis memory --embedder local|openai:MODEL reindex` adds semantic "
+                    "search")
+            click.echo(f"the store uses keyword search only (embedder none); {hint}")
             return
-        done = memory.reindex()
-    click.echo(f"computed {done} vector(s)")
+        done = memory.reindex(progress=progress_printer("vectors computed"))
+        spec = memory.embedder_spec
+    click.echo(f"computed {done} vector(s) with {spec}")
 
 
 @memory_group.command("migrate")

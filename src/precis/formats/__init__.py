@@ -41,7 +41,8 @@ class Collection:
 
     def infos(self) -> list[ConversationInfo]:
         return [
-            ConversationInfo(index=i, id=c.id, title=c.title, message_count=len(c))
+            ConversationInfo(index=i, id=c.id, title=c.title, message_count=len(c),
+                             preview=_preview(c))
             for i, c in enumerate(self.conversations)
         ]
 
@@ -88,6 +89,15 @@ class Collection:
                 where=self.source,
             )
         return selector
+
+
+def _preview(conv: Conversation, chars: int = 80) -> str:
+    """The first user message's text on one line, cut to ``chars`` characters."""
+    for message in conv.messages:
+        text = " ".join(message.text.split()) if message.role == "user" else ""
+        if text:
+            return text if len(text) <= chars else text[: chars - 1] + "…"
+    return ""
 
 
 def detect_format(doc: Document) -> ConversationFormat:

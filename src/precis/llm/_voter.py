@@ -66,6 +66,8 @@ class LLMTypeVoter:
                               where=_WHERE)
         self.confidence = float(confidence)
         self.name = f"llm:{getattr(client, 'model', type(client).__name__)}"
+        self.asked = 0  # fragments sent to the model
+        self.unreadable = 0  # ... whose answer named no type at all (junk, or left out)
 
     def vote(
         self,
@@ -108,8 +110,11 @@ class LLMTypeVoter:
         answers = _parse(completion.text)
         allowed = set(candidates)
         out: list[Classification | None] = []
+        self.asked += len(fragments)
         for i in range(1, len(fragments) + 1):
             name = answers.get(i)
+            if name is None:
+                self.unreadable += 1
             if name in allowed:
                 out.append(Classification(name, self.confidence, evidence=("model:vote",)))
             else:

@@ -20,7 +20,6 @@ lexical-only search otherwise; later opens reuse the recorded choice unless told
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -31,7 +30,6 @@ from precis._args import optional_text, shown, text
 from precis._surrogates import clean_conversation
 from precis.errors import (
     ConfigError,
-    InputError,
     QueryError,
 )
 from precis.memory.card import MemoryCard
@@ -115,9 +113,17 @@ class Memory:
                          ) -> Embedder | None:
         """The embedder to use, and the store's record of it (the spec, so a later open
         with "auto" makes the same one)."""
+        recorded = self.store.get_meta("embedder")
+        spec, chosen = self._make_embedder(embedder, options, recorded)
+        if recorded is None:
+            self.store.set_meta("embedder", spec)
+        return chosen
+
+    def _make_embedder(self, embedder: str | Embedder | None, options: dict[str, Any],
+                       recorded: str | None) -> tuple[str, Embedder | None]:
+        """(the spec to record, the embedder wrapped in the store's cache) for ``embedder``."""
         from precis.memory.embed import CachedEmbedder, get_embedder
 
-        recorded = self.store.get_meta("embedder")
         chosen: Embedder | None
         if embedder is None:
             spec = "none"
@@ -142,13 +148,33 @@ class Memory:
 
                 spec = LOCAL  # recorded by name: what "local" means may change
             chosen = get_embedder(spec, **options)
-        if recorded is None:
-            self.store.set_meta("embedder", spec)
         if chosen is None:
-            return None
+            return spec, None
         cache = (EmbeddingCacheView(self.store) if isinstance(self.store, VectorCacheStore)
                  else None)
-        return CachedEmbedder(chosen, cache) if cache is not None else chosen
+        return spec, CachedEmbedder(chosen, cache) if cache is not None else chosen
+
+    @property
+    def embedder_spec(self) -> str:
+        """The store's recorded embedder (``none``, ``local``, ``openai:MODEL``, ...): the one
+        later opens with ``embedder="auto"`` use."""
+        return self.store.get_meta("embedder") or "none"
+
+    def set_embedder(self, embedder: str | Embedder | None, **options: Any) -> str:
+        """Make ``embedder`` the store's embedder from now on (recorded in the store, so
+        later opens with ``"auto"`` use it, and used by this object); the spec it had
+        before. Cards stored before have no vectors of it yet: :meth:`reindex` computes
+        them (``precis memory --embedder local reindex`` does both)."""
+        before = self.embedder_spec
+        spec, chosen = self._make_embedder(embedder, options, None)
+        self.store.set_meta("embedder", spec)
+        self.embedder = chosen
+        return before
+
+    @staticmethod
+    def local_model_installed() -> bool:
+        """Whether the local embedding model can run here (nothing is loaded)."""
+        return _local_model_installed()
 
     def for_tenant(self, tenant: str) -> Memory:
         """This memory bound to ``tenant``: the same store (shared connection and indexes)
@@ -359,25 +385,25 @@ class Memory:
     # -- export / import ----------------------------------------------------------------
 
     def export(self, filters: Filters = NO_FILTERS) -> Iterator[str]:
-        """One JSON line per card (the card's fields), in time order."""
+        """JSON lines: the sessions of the cards (record and original messages), then one
+        line per card, in time order (see :mod:`precis.memory.transfer`)."""
+        from precis.memory.transfer import export_lines
+
         _check_filters(filters)
-        for card in self.store.cards(filters):
-            yield json.dumps(card.to_dict(), ensure_ascii=False)
+        return export_lines(self.store, filters)
 
     def import_lines(self, lines: Iterable[str], *, where: str = "<input>") -> tuple[int, int]:
-        """Cards from JSON lines (an export); ``(read, added)``. Every line is checked before
-        anything is written, so a bad line adds nothing."""
-        cards: list[MemoryCard] = []
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"not JSON: {err.msg}", where=f"{where}:{number}") from None
-            cards.append(MemoryCard.from_dict(data, where=f"{where}:{number}"))
-        added = self.add(cards) if cards else []
-        return len(cards), len(added)
+        """Cards and their sources from JSON lines (an export); ``(cards read, cards
+        added)``. Every line is checked before anything is written, so a bad line adds
+        nothing; sessions and messages stored already are kept as they are."""
+        from precis.memory.transfer import read_export
+
+        imported = read_export(lines, where=where)
+        for record, messages in imported.sessions:
+            if self.store.session(record.id) is None:
+                self.store.add([], session=record, messages=messages)
+        added = self.add(imported.cards) if imported.cards else []
+        return len(imported.cards), len(added)
 
 
 def _card_id(value: Any) -> str:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from precis.errors import QueryError
+from precis.errors import EmbeddingError, QueryError
 from precis.memory.card import MemoryCard
 from precis.memory.query import QueryPlan, understand
 from precis.memory.store.base import NO_FILTERS, Filters, Store, StoredMessage
@@ -33,7 +33,7 @@ from precis.segment._lang import detect_language
 if TYPE_CHECKING:
     from precis.memory.embed import Embedder
 
-__all__ = ["Hit", "SearchResult", "search"]
+__all__ = ["KEYWORDS_ONLY", "MIN_SCORE", "Hit", "SearchResult", "search"]
 
 _MAX_K = 1000
 SEMANTIC_WEIGHT = {"en": 0.4, "zh": 0.6}
@@ -44,6 +44,12 @@ is 75.8 / 74.7 / 70.7 at 0.4 / 0.5 / 0.6 with the multilingual model, on MADial-
 recall@1 31.4 / 33.9 / 32.1 at 0.5 / 0.6 / 0.7."""
 _VERSION_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+(?![\w.])|(?<![A-Za-z])v\d+\b|版本",
                              re.IGNORECASE)
+KEYWORDS_ONLY = "keyword results only"
+"""The start of the note a result carries when its vector search could not run."""
+MIN_SCORE = 1e-3
+"""A card scoring below this (scores are relative: the best candidate of a list scores 1)
+is no result: it matched only words that nearly every card holds (their IDF is about 0)
+or was the weakest candidate of every list it was in."""
 
 
 @dataclass(frozen=True)
@@ -134,12 +140,12 @@ def search(
         effective = replace(filters, since=plan.time.first.isoformat(),
                             until=plan.time.last.isoformat())
     pool = max(candidates, k * 3)
-    fused, why = _rank(store, plan, effective, embedder, pool, timings)
+    fused, why = _rank(store, plan, effective, embedder, pool, timings, notes)
     if not fused and effective is not filters:
         notes.append(f"nothing matched the time range of {plan.time.phrase!r}; "  # type: ignore[union-attr]
                      "searched all times")
         effective = filters
-        fused, why = _rank(store, plan, effective, embedder, pool, timings)
+        fused, why = _rank(store, plan, effective, embedder, pool, timings, notes)
     t = time.perf_counter()
     ordered = sorted(fused.items(), key=lambda p: (-p[1], p[0]))
     # the nudges scale a score by at most ~1.5x: candidates far down cannot reach the top k
@@ -148,6 +154,8 @@ def search(
     hits: list[Hit] = []
     seen: list[frozenset[str]] = []
     for card, score in scored:
+        if score < MIN_SCORE:
+            break  # sorted: the rest are no better (see MIN_SCORE)
         if dedupe:
             bag = frozenset(split_words(card.content))
             if any(_similar(bag, other) for other in seen):
@@ -159,7 +167,7 @@ def search(
     timings["rank"] = time.perf_counter() - t
     hits = _with_sources(store, hits, context)
     if chronological:
-        hits.sort(key=lambda h: (h.card.event_time or h.card.created_at, h.card.id))
+        hits.sort(key=lambda h: _time_order(h.card))
     summary = _recap(hits) if recap else None
     return SearchResult(query, plan, hits, effective, notes, summary, timings)
 
@@ -171,6 +179,7 @@ def _rank(
     embedder: Embedder | None,
     pool: int,
     timings: dict[str, float],
+    notes: list[str],
 ) -> tuple[dict[str, float], dict[str, dict[str, float]]]:
     fused: dict[str, float] = {}
     why: dict[str, dict[str, float]] = {}
@@ -184,7 +193,14 @@ def _rank(
     if embedder is not None and _understands(embedder, plan.text):
         t = time.perf_counter()
         texts = [plan.text] if plan.end is None else [plan.text, plan.end]
-        vectors = embedder.embed(texts)
+        vectors: Any
+        try:
+            vectors = embedder.embed(texts)
+        except EmbeddingError as err:  # an endpoint down: the keywords still answer
+            note = f"{KEYWORDS_ONLY}: the embedder failed ({err})"
+            if note not in notes:
+                notes.append(note)
+            vectors = []
         timings["embed"] = time.perf_counter() - t
         t = time.perf_counter()
         for label, vector in zip(("cosine", "cosine end"), vectors):
@@ -195,7 +211,11 @@ def _rank(
         for label, ranked in lists:
             for cid, score in ranked:
                 why.setdefault(cid, {})[label] = score
-            for cid, share in _relative(ranked).items():
+            # alone, BM25 is scaled from its true zero (no match): the weakest keyword match
+            # keeps a share, so it is not cut as a zero score; fused with cosine (which has
+            # no true zero), both are scaled from their weakest candidate to weigh alike
+            floor = 0.0 if not semantic else None
+            for cid, share in _relative(ranked, floor).items():
                 fused[cid] = fused.get(cid, 0.0) + share * share_of / len(lists)
     return fused, why
 
@@ -211,13 +231,15 @@ def _understands(embedder: Embedder, text: str) -> bool:
     return not languages or _language(text) in languages
 
 
-def _relative(ranked: Sequence[tuple[str, float]]) -> dict[str, float]:
+def _relative(ranked: Sequence[tuple[str, float]], floor: float | None = None
+              ) -> dict[str, float]:
     """Scores of one ranked list scaled to [0, 1] within the list (relative score fusion):
-    the best gets 1, the worst candidate 0, so BM25 and cosine weigh alike."""
+    the best gets 1 and ``floor`` 0 (by default the worst candidate), so BM25 and cosine
+    weigh alike."""
     if not ranked:
         return {}
     top = max(s for _, s in ranked)
-    low = min(s for _, s in ranked)
+    low = min(s for _, s in ranked) if floor is None else min(floor, top)
     span = top - low
     if span <= 0:
         return {cid: 1.0 for cid, _ in ranked}
@@ -262,6 +284,14 @@ def _adjust(
     return out
 
 
+def _time_order(card: MemoryCard) -> tuple[str, str, int, str]:
+    """Time order: by event time (the creation time when the card has none), then, for
+    cards of one moment (a session ingested without timestamps), by their place in the
+    conversation."""
+    return (card.event_time or card.created_at, card.session_id,
+            min(card.message_indexes, default=0), card.id)
+
+
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
     if not a or not b:
         return a == b
@@ -291,7 +321,7 @@ def _recap(hits: Sequence[Hit]) -> str | None:
     if not hits:
         return None
     lines = []
-    for hit in sorted(hits, key=lambda h: (h.card.event_time or h.card.created_at, h.card.id)):
+    for hit in sorted(hits, key=lambda h: _time_order(h.card)):
         card = hit.card
         when = (card.event_time or "")[:10]
         who = f"{card.speaker}: " if card.speaker and card.speaker not in ("user", "assistant") \

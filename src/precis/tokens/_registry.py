@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from precis.errors import ConfigError
+from precis.errors import ConfigError, MissingDependencyError, PrecisWarning, TokenizerError
 from precis.paths import precis_home
 from precis.tokens._estimate import COEFFICIENTS, DEFAULT_FAMILY, EstimatorCounter
 from precis.tokens._hf import HFTokenizerCounter, tokenizers_installed
@@ -180,6 +180,29 @@ def _tiktoken_available(encoding: str) -> Callable[[], dict[str, str]]:
     return available
 
 
+def _auto(argument: str | None, path: Path | None) -> TokenCounter:
+    """``auto`` / ``auto:ENCODING``: the exact tiktoken count of ENCODING (o200k_base) when
+    tiktoken and its file are there, else the calibrated estimator of the same family, with
+    a :class:`~precis.errors.PrecisWarning` saying why."""
+    import warnings
+
+    encoding = argument or "o200k_base"
+    if encoding not in ENCODINGS:
+        raise ConfigError(f"auto takes a tiktoken encoding ({', '.join(ENCODINGS)}), got "
+                          f"{encoding!r}", where="tokenizer")
+    try:
+        return TiktokenCounter(encoding, path=path)
+    except (MissingDependencyError, TokenizerError) as err:
+        family = encoding.split("_")[0]
+        reason = ("tiktoken is not installed (pip install 'precis[tiktoken]')"
+                  if isinstance(err, MissingDependencyError) else
+                  f"the {encoding} BPE file is not here and tiktoken could not download it")
+        warnings.warn(PrecisWarning(
+            f"tokenizer auto: {reason}; counting with the calibrated estimator "
+            f"(estimate:{family}, a few percent off) instead of {encoding}"), stacklevel=3)
+        return EstimatorCounter(family)
+
+
 def _hf(argument: str | None, path: Path | None) -> TokenCounter:
     file = argument or path
     if not file:
@@ -222,3 +245,4 @@ for _encoding in ENCODINGS:
         available=_tiktoken_available(_encoding),
     )
 register_counter("hf", _hf, usage=("hf:PATH",), available=_hf_available)
+register_counter("auto", _auto, usage=("auto", "auto:cl100k_base"))

@@ -1,7 +1,6 @@
-"""Exact OpenAI token counts with tiktoken, from a local BPE file only: never a download.
+"""Exact OpenAI token counts with tiktoken.
 
-tiktoken fetches its BPE files from the network on first use; precis never lets it. The
-file is looked for, in this order:
+The BPE file is looked for, in this order:
 
 1. the ``path`` the caller gives (a file, or a directory holding ``<encoding>.tiktoken``);
 2. ``$PRECIS_TOKENIZER_DIR/<encoding>.tiktoken``;
@@ -9,13 +8,17 @@ file is looked for, in this order:
    ``<tmp>/data-gym-cache``), under the SHA-1 of the download URL as tiktoken names it;
 4. ``<precis home>/tokenizers/<encoding>.tiktoken``.
 
-The file is checked against the SHA-256 tiktoken expects, then parsed here (the format is
-one ``<base64 token> <rank>`` per line) rather than with ``tiktoken.load.load_tiktoken_bpe``,
-which would also copy every local file into tiktoken's cache directory (and fail when
-that directory is read-only). The regex and special tokens come from
-``tiktoken_ext.openai_public`` itself: its constructor is run with the loader swapped for
-one that only records the URL and hash, so nothing is hard-coded here and nothing is
-fetched.
+A file found there is checked against the SHA-256 tiktoken expects, then parsed here (the
+format is one ``<base64 token> <rank>`` per line) rather than with
+``tiktoken.load.load_tiktoken_bpe``, which would also copy every local file into
+tiktoken's cache directory (and fail when that directory is read-only). The regex and
+special tokens come from ``tiktoken_ext.openai_public`` itself: its constructor is run with
+the loader swapped for one that only records the URL and hash, so nothing is hard-coded.
+
+When none of these places has the file (and no ``path`` was given), tiktoken loads it the
+way it does for any tiktoken user: downloaded once into its cache. Offline, that fails
+with a :class:`~precis.errors.TokenizerError` that says where to put the file, and
+``get_counter("auto")`` counts with the calibrated estimator instead (with a warning).
 """
 
 from __future__ import annotations
@@ -173,17 +176,18 @@ def _candidates(encoding: str) -> list[tuple[Path | None, str]]:
     return places
 
 
-def _not_found(encoding: str, looked: list[str]) -> TokenizerError:
+def _not_found(encoding: str, looked: list[str], download: str = "") -> TokenizerError:
+    """One line: where the file was looked for, why tiktoken's download failed (when it was
+    tried), and the three ways out."""
     url = encoding_spec(encoding).url
     family = encoding.split("_")[0]
-    lines = "\n".join(f"  - {place}" for place in looked)
     return TokenizerError(
-        f"no {encoding} BPE file found (precis never downloads tokenizer files). "
-        f"Looked in:\n{lines}\n"
-        f"Download {url} on a machine with network access and either put it in a "
-        f"directory named by ${TOKENIZER_DIR_ENV} as {encoding}.tiktoken, or pass its "
-        f"path (get_counter({encoding!r}, path=...) / --tokenizer {encoding}:PATH); "
-        f"or count with the estimator instead: 'estimate:{family}'",
+        f"no {encoding} BPE file (looked in: {'; '.join(looked)})"
+        + (f"; tiktoken could not download it ({download})" if download else "")
+        + f". Run once with network access (tiktoken keeps {url} in its cache), or put "
+        f"that file in ${TOKENIZER_DIR_ENV} as {encoding}.tiktoken or give its path "
+        f"(--tokenizer {encoding}:PATH), or count with the estimator: 'estimate:{family}' "
+        "(or 'auto', which falls back to it)",
         where="tokenizer",
     )
 
@@ -199,12 +203,20 @@ def find_bpe_file(encoding: str, path: str | os.PathLike[str] | None = None) -> 
         if candidate.is_file():
             return candidate
         raise _not_found(encoding, [f"{candidate} (given path: no such file)"])
-    looked = []
+    found, looked = _look(encoding)
+    if found is None:
+        raise _not_found(encoding, looked)
+    return found
+
+
+def _look(encoding: str) -> tuple[Path | None, list[str]]:
+    """The first local BPE file of ``encoding``, and the places looked at before it."""
+    looked: list[str] = []
     for place_path, place in _candidates(encoding):
         if place_path is not None and place_path.is_file():
-            return place_path
+            return place_path, looked
         looked.append(f"{place_path} ({place})" if place_path is not None else place)
-    raise _not_found(encoding, looked)
+    return None, looked
 
 
 def bpe_file_or_none(encoding: str) -> Path | None:
@@ -270,6 +282,17 @@ def _load_encoding(encoding: str, path: str, mtime_ns: int, size: int) -> tiktok
 _LINES_ADD_UP = frozenset({"cl100k_base", "o200k_base"})  # see precis.tokens.lines
 
 
+def _download(tiktoken_mod: Any, encoding: str, looked: list[str]) -> tiktoken.Encoding:
+    """The encoding as tiktoken itself loads it (a download into its cache); offline, a
+    TokenizerError that says where the file was looked for and how to get it."""
+    try:
+        built: tiktoken.Encoding = tiktoken_mod.get_encoding(encoding)
+    except Exception as exc:  # requests' errors (OSError), a hash mismatch (ValueError), ...
+        reason = " ".join(str(exc).split())
+        raise _not_found(encoding, looked, f"{type(exc).__name__}: {reason[:120]}") from None
+    return built
+
+
 class TiktokenCounter(TokenCounter):
     """Exact token counts for ``cl100k_base`` (GPT-4, GPT-3.5) or ``o200k_base`` (GPT-4o,
     GPT-4.1, o-series), from a local BPE file.
@@ -280,16 +303,24 @@ class TiktokenCounter(TokenCounter):
     def __init__(
         self, encoding: str = "o200k_base", path: str | os.PathLike[str] | None = None
     ) -> None:
-        _import_tiktoken(f"counting {encoding} tokens")
+        tiktoken_mod = _import_tiktoken(f"counting {encoding} tokens")
         encoding_spec(encoding)  # an unsupported encoding is a ConfigError before any lookup
-        file = find_bpe_file(encoding, path)
+        self.name = encoding
+        self.lines_add_up = encoding in _LINES_ADD_UP
+        self.path: Path | None = None
+        if path is not None:
+            file = find_bpe_file(encoding, path)
+        else:
+            found, looked = _look(encoding)
+            if found is None:  # not here: tiktoken loads it as for any of its users
+                self._encoding = _download(tiktoken_mod, encoding, looked)
+                return
+            file = found
         try:
             stat = file.stat()
         except OSError as exc:
             raise TokenizerError(f"cannot read: {exc.strerror or exc}", where=str(file)) from None
-        self.name = encoding
         self.path = file
-        self.lines_add_up = encoding in _LINES_ADD_UP
         self._encoding = _load_encoding(
             encoding, str(file.resolve()), stat.st_mtime_ns, stat.st_size
         )
