@@ -38,8 +38,10 @@ def _vectors(n: int, dim: int, seed: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_keyword_and_vector_scores_equal_the_sqlite_store(postgres_url: str,
-                                                          tmp_path: Path) -> None:
+def test_keyword_and_vector_scores_equal_the_sqlite_store(
+        postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from precis.memory.store import _pg_search
+
     cards = _cards(600, seed=1)
     vectors = _vectors(600, 32, seed=2)
     with open_store(postgres_url) as pg, open_store(str(tmp_path / "s.sqlite3")) as lite:
@@ -66,6 +68,21 @@ def test_keyword_and_vector_scores_equal_the_sqlite_store(postgres_url: str,
             assert {c for c, s in got if s > cut} == {c for c, s in want if s > cut}
             mine = dict(got)
             assert all(mine[c] == pytest.approx(s, rel=1e-5) for c, s in want if c in mine)
+        # a filter checked on the best cards first, and on every allowed card when too few
+        # of the best pass: both exact
+        monkeypatch.setattr(_pg_search, "_CHECKED", 1)  # the best 100 cards are checked
+        for filters in (Filters(user="bo"), Filters(user="bo", types=("decision",),
+                                                    since="2024-09-15")):
+            got = pg.keyword_search(["rollback", "cache", "部署"], filters, 5)
+            want = lite.keyword_search(["rollback", "cache", "部署"], filters, 5)
+            assert [c for c, _ in got] == [c for c, _ in want] and len(got) == 5
+            assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-5)
+        monkeypatch.undo()
+        # a process that keeps no blocks (each search reads them all) answers the same
+        with open_store(postgres_url, cache_mb=0) as uncached:
+            for words in (["payments", "timeout"], ["缓存", "超时"]):
+                assert uncached.keyword_search(words, Filters(), 50) == pg.keyword_search(
+                    words, Filters(), 50)
         import psycopg
 
         with psycopg.connect(postgres_url) as conn:  # merged: a few blocks per term

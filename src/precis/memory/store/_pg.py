@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
     from precis.memory.keywords import Terms
 
-__all__ = ["STAGE_COPY", "Shared", "is_postgres_url", "redact"]
+__all__ = ["STAGE_COPY", "BlockCache", "Shared", "is_postgres_url", "redact"]
 
 T = TypeVar("T")
 SCHEMES = ("postgresql", "postgres")
@@ -62,13 +62,50 @@ def _modules() -> tuple[Any, Any, Any]:
     return psycopg, psycopg_pool, register_vector
 
 
+class BlockCache:
+    """Posting blocks this process has read, by block id (a block never changes: merges and
+    deletes write new blocks), least recently used first out past ``limit`` bytes."""
+
+    def __init__(self, limit: int) -> None:
+        from collections import OrderedDict
+
+        self.limit = limit
+        self.size = 0
+        self._blocks: OrderedDict[int, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, block: int) -> bool:
+        return block in self._blocks
+
+    def get(self, block: int) -> Any:
+        with self._lock:
+            found = self._blocks.get(block)
+            if found is not None:
+                self._blocks.move_to_end(block)
+            return found
+
+    def put(self, block: int, arrays: Any) -> None:
+        size = sum(a.nbytes for a in arrays)
+        if size > self.limit:
+            return
+        with self._lock:
+            if block in self._blocks:
+                return
+            self._blocks[block] = arrays
+            self.size += size
+            while self.size > self.limit:
+                _, old = self._blocks.popitem(last=False)
+                self.size -= sum(a.nbytes for a in old)
+
+
 class Shared:
     """What every tenant's view of one database shares: the connection pool, the term maker
     and what is known of the vector models."""
 
-    def __init__(self, url: str, *, pool_size: int, timeout: float) -> None:
+    def __init__(self, url: str, *, pool_size: int, timeout: float, cache_mb: int) -> None:
         psycopg, psycopg_pool, register_vector = _modules()
         self.psycopg = psycopg
+        self.blocks = BlockCache(cache_mb << 20)
         self.location = redact(url)
         self.models: dict[str, int] = {}  # model -> vector length (vector_models)
         self._terms: Terms | None = None

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["EXACT_BELOW", "keyword_search", "pg_filter", "vector_search"]
 
 EXACT_BELOW = 2000  # allowed cards under which vector search is exact
+_CHECKED = 2000  # best keyword cards a filter is checked on before the allowed cards are read
 _EF_FILTERED = 1000  # HNSW candidates walked when a filter may drop many (pgvector's most)
 
 
@@ -61,18 +62,11 @@ def keyword_search(shared: Shared, tenant: str, words: Sequence[str], filters: F
     if not terms or limit <= 0:
         return []
     with shared.connection() as conn:
-        allowed = None
-        if not filters.empty:
-            # the allowed card keys as one big-endian int64 string: no per-row conversion
-            row = conn.execute(f"SELECT string_agg(int8send(c.key), ''::bytea) FROM cards c "
-                               f"WHERE {where}", params).fetchone()
-            if row is None or row[0] is None:
-                return []
-            allowed = np.frombuffer(bytes(row[0]), dtype=">i8").astype(np.int64)
-        # the tenant's statistics, the terms' frequencies and their postings: one query
+        # the tenant's statistics, the terms' frequencies and their blocks' ids; the blocks
+        # this process has not read yet come in one more query (a block never changes)
         rows = conn.execute(
             "WITH t AS (SELECT id, df FROM terms WHERE tenant = %s AND term = ANY(%s) "
-            "AND df > 0) SELECT s.cards, s.total_length, t.id, t.df, p.n, p.data "
+            "AND df > 0) SELECT s.cards, s.total_length, t.id, t.df, p.block, p.n "
             "FROM keyword_stats s JOIN t ON TRUE JOIN postings p ON p.tenant = s.tenant "
             "AND p.term_id = t.id WHERE s.tenant = %s AND s.cards > 0",
             (tenant, terms, tenant)).fetchall()
@@ -80,29 +74,56 @@ def keyword_search(shared: Shared, tenant: str, words: Sequence[str], filters: F
             return []
         cards, total = int(rows[0][0]), float(rows[0][1])
         found = {int(r[2]): int(r[3]) for r in rows}
-        blocks = [(r[2], r[4], r[5]) for r in rows]
+        cache = shared.blocks
+        missing = [int(r[4]) for r in rows if int(r[4]) not in cache]
+        if missing:
+            for block, n, data in conn.execute(
+                    "SELECT block, n, data FROM postings WHERE tenant = %s "
+                    "AND term_id = ANY(%s) AND block = ANY(%s)",
+                    (tenant, list(found), missing)).fetchall():
+                cache.put(int(block), unpack(int(n), bytes(data)))
+        blocks = [(r[2], cache.get(int(r[4]))) for r in rows]
+        if any(b is None for _, b in blocks):  # evicted meanwhile (a small cache): read again
+            data = dict(conn.execute(
+                "SELECT block, data FROM postings WHERE tenant = %s AND block = ANY(%s)",
+                (tenant, [int(r[4]) for r in rows])).fetchall())
+            blocks = [(r[2], unpack(int(r[5]), bytes(data[r[4]]))) for r in rows]
         average = total / cards or 1.0
         keys, scores = _scores(blocks, {t: idf(cards, df) for t, df in found.items()}, average)
-        if allowed is not None:
-            keep = _member(keys, allowed)
-            keys, scores = keys[keep], scores[keep]
-        best_keys, best = _top(keys, scores, limit)
-        if not len(best_keys):
-            return []
-        names = dict(conn.execute("SELECT key, id FROM cards WHERE key = ANY(%s)",
-                                  (best_keys.tolist(),)).fetchall())
-    return [(str(names[k]), float(s)) for k, s in zip(best_keys.tolist(), best.tolist())
-            if k in names]
+        ranked, sums = _sum(keys, scores)
+        if filters.empty:
+            best_keys, best = _best(ranked, sums, limit)
+            named = conn.execute("SELECT key, id FROM cards WHERE key = ANY(%s)",
+                                 (best_keys.tolist(),)).fetchall()
+        else:
+            # the filter on the best cards first: when enough of them pass, no card further
+            # down can rank above them (exact); else on every card the filter allows
+            best_keys, best = _best(ranked, sums, max(_CHECKED, 20 * limit))
+            named = conn.execute(f"SELECT c.key, c.id FROM cards c WHERE c.key = ANY(%s) "
+                                 f"AND {where}", (best_keys.tolist(), *params)).fetchall()
+            if len(named) < limit and len(best_keys) < len(ranked):
+                row = conn.execute(f"SELECT string_agg(int8send(c.key), ''::bytea) FROM "
+                                   f"cards c WHERE {where}", params).fetchone()
+                if row is None or row[0] is None:
+                    return []
+                allowed = np.frombuffer(bytes(row[0]), dtype=">i8").astype(np.int64)
+                keep = _member(ranked, allowed)
+                best_keys, best = _best(ranked[keep], sums[keep], limit)
+                named = conn.execute("SELECT key, id FROM cards WHERE key = ANY(%s)",
+                                     (best_keys.tolist(),)).fetchall()
+    names = {int(k): str(i) for k, i in named}
+    out = [(names[k], float(s)) for k, s in zip(best_keys.tolist(), best.tolist())
+           if k in names]
+    return out[:limit]
 
 
-def _scores(blocks: Sequence[tuple[Any, Any, Any]], idfs: dict[int, float], average: float
+def _scores(blocks: Sequence[tuple[Any, Any]], idfs: dict[int, float], average: float
             ) -> tuple[np.ndarray, np.ndarray]:
     """Every posting's BM25 share (the SQLite store's formula): keys and scores."""
     import numpy as np
 
     keys, scores = [], []
-    for term_id, n, data in blocks:
-        k, f, length = unpack(int(n), bytes(data))
+    for term_id, (k, f, length) in blocks:
         norm = K1 * (1 - B + B * length.astype(np.float64) / average)
         keys.append(k)
         scores.append((idfs[int(term_id)] * (K1 + 1)) * f / (f + norm))
@@ -125,8 +146,8 @@ def _member(keys: np.ndarray, allowed: np.ndarray) -> np.ndarray:
     return np.isin(keys, allowed)
 
 
-def _top(keys: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each card's summed score, the ``k`` best (ties: the earlier card first)."""
+def _sum(keys: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each card's summed score: the card keys and their sums."""
     import numpy as np
 
     if not len(keys):
@@ -139,7 +160,14 @@ def _top(keys: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.n
     else:
         cards, inverse = np.unique(keys, return_inverse=True)
         sums = np.bincount(inverse, weights=scores)
-    return best(cards.astype(np.int64), np.asarray(sums, dtype=np.float64), k)
+    return cards.astype(np.int64), np.asarray(sums, dtype=np.float64)
+
+
+def _best(cards: np.ndarray, sums: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` best cards, best first (ties: the earlier card first)."""
+    if not len(cards):
+        return cards, sums
+    return best(cards, sums, k)
 
 
 def vector_search(shared: Shared, tenant: str, query: np.ndarray, model: str,

@@ -205,14 +205,13 @@ def unindex_cards(cur: psycopg.Cursor[Any], tenant: str,
             keep = ~np.isin(keys, gone)
             if keep.all():
                 continue
-            if not keep.any():
-                cur.execute("DELETE FROM postings WHERE tenant = %s AND term_id = %s "
-                            "AND block = %s", (tenant, term_id, block))
-            else:
-                cur.execute("UPDATE postings SET n = %s, data = %s WHERE tenant = %s "
-                            "AND term_id = %s AND block = %s", (int(keep.sum()), pack(
-                                keys[keep], freqs[keep], lengths[keep]), tenant, term_id,
-                                block))
+            # a block never changes (processes keep blocks by id): a new one replaces it
+            cur.execute("DELETE FROM postings WHERE tenant = %s AND term_id = %s "
+                        "AND block = %s RETURNING level", (tenant, term_id, block))
+            level = int(cur.fetchone()[0])  # type: ignore[index]
+            if keep.any():
+                _write_blocks(cur, tenant, level, [(int(term_id), keys[keep], freqs[keep],
+                                                    lengths[keep])])
     cur.execute(
         "UPDATE keyword_stats SET cards = cards - %s, total_length = total_length - %s "
         "WHERE tenant = %s",

@@ -70,12 +70,14 @@ _CURRENT = "SELECT COALESCE(MAX(version), 0) FROM history WHERE tenant = %s AND 
 
 class PostgresStore(PostgresTransfer):
     """The PostgreSQL store (see the module docstring). ``url`` is a ``postgresql://`` URL;
-    ``pool_size`` bounds the connections this process opens (threads share them)."""
+    ``pool_size`` bounds the connections this process opens (threads share them);
+    ``cache_mb`` the keyword posting blocks it keeps once read (blocks never change, so a
+    kept block is always current: the database says which blocks a term has)."""
 
     def __init__(self, url: str, *, tenant: str = DEFAULT_TENANT, pool_size: int = 4,
-                 timeout: float = 30.0) -> None:
+                 cache_mb: int = 128, timeout: float = 30.0) -> None:
         self._tenant = check_tenant(tenant)
-        self._s = Shared(url, pool_size=pool_size, timeout=timeout)
+        self._s = Shared(url, pool_size=pool_size, timeout=timeout, cache_mb=cache_mb)
         self._backfill()
 
     # -- housekeeping -------------------------------------------------------------------
