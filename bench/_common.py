@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,3 +91,13 @@ def write_outputs(args: argparse.Namespace, payload: dict[str, Any]) -> None:
         from _plot import plot
 
         plot(payload, args.plot)
+
+
+def api_rules() -> ModuleType:
+    """The independent OpenAI / Anthropic validators of tests/compact/_api_rules.py."""
+    path = ROOT / "tests" / "compact" / "_api_rules.py"
+    spec = importlib.util.spec_from_file_location("_api_rules_bench", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -26,7 +26,6 @@ plus everything offloaded (what ``context_reload`` can bring back).
 
 from __future__ import annotations
 
-import importlib.util
 import statistics
 import sys
 import time
@@ -37,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import precis
-from _common import ROOT, parser, print_table, require_data, write_json
+from _common import api_rules, parser, print_table, require_data, write_json
 from precis.model import Conversation, Message, Part, Text, ToolCall, ToolResult
 from precis.runtime import STRATEGIES, CompressionEvent, ContextConfig, ContextMemory
 from session import _counter, _paired
@@ -57,16 +56,6 @@ SOURCES: tuple[tuple[str, str, tuple[int, ...] | None], ...] = (
     ("anthropic", "bashkit-eval-claude-opus-4-7.json", tuple(range(8))),
     ("openai", "tau-bench-gpt-4o-airline-first100.json", tuple(range(6))),
 )
-
-
-def _rules() -> ModuleType:
-    """The independent API validators of tests/compact/_api_rules.py."""
-    path = ROOT / "tests" / "compact" / "_api_rules.py"
-    spec = importlib.util.spec_from_file_location("_api_rules_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # -- the session ---------------------------------------------------------------------------
@@ -322,7 +311,7 @@ def main() -> None:
                            msg_threshold=args.msg_threshold)
     memory = ContextMemory(config=config, tokenizer=counter)
     started = time.perf_counter()
-    run = replay(session, memory, _rules(), args.check_every)
+    run = replay(session, memory, api_rules(), args.check_every)
     wall = time.perf_counter() - started
     events: list[CompressionEvent] = run.pop("events")
     ms = run["overhead_ms"]

@@ -43,9 +43,11 @@ from precis.model import (
 from precis.paths import precis_home
 from precis.segment import Fragment, Provenance, Round, Segmentation, segment
 from precis.tokens import TokenCounter, get_counter
+from precis.trigger import CompactionDecision, TriggerCues, should_compact
 
 __all__ = [
     "Collection",
+    "CompactionDecision",
     "ConfigError",
     "Conversation",
     "ConversationInfo",
@@ -79,6 +81,7 @@ __all__ = [
     "TokenizerError",
     "ToolCall",
     "ToolResult",
+    "TriggerCues",
     "UnknownFormatError",
     "__version__",
     "get_counter",
@@ -86,4 +89,5 @@ __all__ = [
     "load_all",
     "precis_home",
     "segment",
+    "should_compact",
 ]

@@ -9,7 +9,7 @@ import precis.errors
 def test_exported_names() -> None:
     assert sorted(precis.__all__) == sorted(
         [
-            "Collection", "ConfigError", "Conversation", "ConversationInfo",
+            "Collection", "CompactionDecision", "ConfigError", "Conversation", "ConversationInfo",
             "EmbeddingError", "EmptyInputError", "EncodingError", "FormatError", "Fragment",
             "Image",
             "InputError", "InputNotFoundError", "InputTooLargeError", "JSONSyntaxError", "LLMError",
@@ -17,8 +17,8 @@ def test_exported_names() -> None:
             "PrecisError", "PrecisWarning", "Provenance", "QueryError", "Round", "Segmentation",
             "SelectionError", "StoreError", "Text",
             "Thinking", "TokenCounter", "TokenizerError", "ToolCall", "ToolResult",
-            "UnknownFormatError", "__version__", "get_counter", "load", "load_all",
-            "precis_home", "segment",
+            "TriggerCues", "UnknownFormatError", "__version__", "get_counter", "load", "load_all",
+            "precis_home", "segment", "should_compact",
         ]
     )
     for name in precis.__all__:

@@ -26,19 +26,21 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from precis._surrogates import clean_text
 from precis.compact._pairs import repair
 from precis.errors import ConfigError, NotFoundError, StoreError
-from precis.model import Message, Part, Text
+from precis.model import Message, Part, Text, ToolResult
 from precis.runtime.config import ContextConfig
 from precis.runtime.convert import message_from_data, message_to_data, to_messages
 from precis.runtime.events import STRATEGIES, CompressionEvent
 from precis.runtime.strategies import STRATEGY_FUNCTIONS, Outcome, Step, View
 from precis.segment._lang import detect_language
 from precis.tokens import TokenCounter, get_counter
+from precis.trigger import TriggerCues, requested_compaction
 
 if TYPE_CHECKING:
     from precis.memory.store.base import Store
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["ContextMemory"]
 
 _STATE_VERSION = 1
+_REPAIR_MARK = "precis_repair"  # metadata key precis.compact._pairs marks its stubs with
 # the strategies' names for seed 004's four prompt slots (precis.llm)
 _SLOTS: dict[str, Any] = {"tool_runs": "tool_calls", "summarize_rounds": "previous_round",
                           "current_large": "large_message", "current_round": "current_round"}
@@ -65,6 +68,7 @@ class ContextMemory:
         llm: Any = None,
         prompts: Any = None,
         plan: Callable[[], str | None] | None = None,
+        trigger_cues: TriggerCues | None = None,
     ) -> None:
         if config is not None and max_tokens is not None and config.max_tokens != max_tokens:
             raise ConfigError("give max_tokens either directly or in config, not both",
@@ -77,6 +81,11 @@ class ContextMemory:
         self.llm = llm
         self.prompts = prompts
         self.plan = plan
+        if trigger_cues is not None and not isinstance(trigger_cues, TriggerCues):
+            raise ConfigError("must be a precis.TriggerCues (TriggerCues.none() switches the "
+                              "explicit trigger off)", where="context.trigger_cues")
+        self.trigger_cues = trigger_cues if trigger_cues is not None else TriggerCues.default()
+        self._request: str | None = None  # the words of a user message asking to compact
         self._lock = threading.RLock()
         self._original: list[Message] = []
         self._working: list[Message] = []
@@ -95,8 +104,37 @@ class ContextMemory:
             new = to_messages(message, where=f"message {len(self._original)}")
             for m in new:
                 self._original.append(m)
-                self._working.append(m)
-                self._tokens.append(self.counter.count_message(m))
+                if m.role == "user" and not m.tool_results:
+                    self._request = requested_compaction(m, self.trigger_cues)
+                m = self._fill_stubs(m)
+                if m.parts:
+                    self._working.append(m)
+                    self._tokens.append(self.counter.count_message(m))
+
+    def _fill_stubs(self, message: Message) -> Message:
+        """Put each result of ``message`` in the place of the stub a compaction gave its
+        call while the result was still to come (results of parallel calls arrive one by
+        one); the results that had no stub are returned, to be appended."""
+        results = message.tool_results
+        if not results:
+            return message
+        stubs: dict[str, int] = {}
+        for i in range(len(self._working) - 1, -1, -1):
+            m = self._working[i]
+            if m.metadata.get(_REPAIR_MARK) == "add-missing-result":
+                for r in m.tool_results:
+                    stubs.setdefault(r.call_id, i)
+        left: list[Part] = []
+        for part in message.parts:
+            at = stubs.pop(part.call_id, -1) if isinstance(part, ToolResult) else -1
+            if at < 0:
+                left.append(part)
+                continue
+            filled = Message(message.role, [part], id=message.id, name=message.name,
+                             timestamp=message.timestamp, metadata=dict(message.metadata))
+            self._working[at] = filled
+            self._tokens[at] = self.counter.count_message(filled)
+        return message if len(left) == len(message.parts) else replace(message, parts=left)
 
     def extend(self, messages: Iterable[Any]) -> None:
         for message in messages:
@@ -187,14 +225,18 @@ class ContextMemory:
                 self.store.delete_offloads(self.session)
 
     def to_openai(self) -> list[dict[str, Any]]:
+        """The working context as OpenAI messages, valid whatever state it is in: calls
+        still waiting for a result get a stub, results whose call is gone are left out
+        (in the export only; the working context keeps them, and a late result pairs)."""
         from precis.formats.export import to_openai
 
-        return to_openai(self.messages())
+        return to_openai(repair(self.messages())[0])
 
     def to_anthropic(self) -> dict[str, Any]:
+        """The working context in Anthropic shape (repaired as for :meth:`to_openai`)."""
         from precis.formats.export import to_anthropic
 
-        return to_anthropic(self.messages())
+        return to_anthropic(repair(self.messages())[0])
 
     # -- offload / reload -----------------------------------------------------------------
 
@@ -231,6 +273,20 @@ class ContextMemory:
             return (len(self._working) >= self.config.msg_threshold
                     or self.token_count() >= self.config.budget)
 
+    @property
+    def requested(self) -> str | None:
+        """The words of the latest user message when it asks for a compaction ("这阶段总结
+        一下", "let's recap"): the next :meth:`compress_if_needed` compacts the history
+        then, thresholds or not. ``None`` once done, or when no one asked."""
+        return self._request
+
+    def _why(self) -> str:
+        """What made the context due: the message count or the tokens."""
+        count, tokens = len(self._working), self.token_count()
+        if count >= self.config.msg_threshold:
+            return f"messages {count} >= {self.config.msg_threshold}"
+        return f"tokens {tokens} >= {self.config.budget}"
+
     def fits(self) -> bool:
         with self._lock:
             return (len(self._working) < self.config.msg_threshold
@@ -251,7 +307,8 @@ class ContextMemory:
         if background:
             with self._lock:
                 urgent = (self.token_count() > self.config.max_tokens
-                          or len(self._working) >= 2 * self.config.msg_threshold)
+                          or len(self._working) >= 2 * self.config.msg_threshold
+                          or self._request is not None)  # asked for: done now, in view
                 if not urgent:
                     self._start_background()
                     return []
@@ -300,15 +357,24 @@ class ContextMemory:
 
     def _compress_now(self) -> list[CompressionEvent]:
         with self._lock:
-            if not self.over():
-                return []
             done: list[CompressionEvent] = []
+            request, self._request = self._request, None
+            if request is not None:
+                # the user asked for it: the rounds before the latest reply become one
+                # summary (a stage summary), even when the context is under every threshold
+                event = self._apply("summarize_rounds", trigger=f"request: {request}",
+                                    force=True)
+                if event is not None:
+                    done.append(event)
+            if not self.over():
+                return done
+            trigger = self._why()
             for name in STRATEGIES:
                 if self.fits():
                     break
                 # "fit" is the last resort: only when the six could not make room
                 while True:
-                    event = self._apply(name)
+                    event = self._apply(name, trigger=trigger)
                     if event is None:
                         break
                     done.append(event)
@@ -316,7 +382,10 @@ class ContextMemory:
                         break
             return done
 
-    def _apply(self, name: str) -> CompressionEvent | None:
+    def _apply(self, name: str, *, trigger: str = "", force: bool = False
+               ) -> CompressionEvent | None:
+        """Apply strategy ``name``; its event, or None when it had nothing to do or saved
+        nothing (``force``: a step that saves nothing is applied all the same)."""
         started = time.perf_counter()
         before_msgs = len(self._working)
         before_tokens = self.token_count()
@@ -327,7 +396,7 @@ class ContextMemory:
             return None
         fixed, _repairs = repair(step.messages)
         tokens = [self.counter.count_message(m) for m in fixed]
-        if sum(tokens) >= sum(self._tokens) and len(fixed) >= len(self._working):
+        if not force and sum(tokens) >= sum(self._tokens) and len(fixed) >= len(self._working):
             return None  # it saved nothing: do not churn the context or log it
         for offload_id, originals in step.offloads.items():
             self._offload(offload_id, self._expand(originals))
@@ -350,6 +419,7 @@ class ContextMemory:
             llm_error=next((o.error for o in outcomes if o.error), None),
             elapsed_ms=(time.perf_counter() - started) * 1000,
             note=step.note,
+            trigger=trigger,
         )
         self._events.append(event)
         return event
@@ -401,6 +471,7 @@ class ContextMemory:
                 "offloads": {k: [message_to_data(m) for m in v]
                              for k, v in self._offloads.items()},
                 "events": [e.to_dict() for e in self._events],
+                "request": self._request,
             }
 
     def save(self) -> None:
@@ -433,6 +504,7 @@ class ContextMemory:
             memory._offloads = {k: [message_from_data(d, where=where) for d in v]
                                 for k, v in state["offloads"].items()}
             memory._events = [CompressionEvent.from_dict(e) for e in state["events"]]
+            memory._request = state.get("request")
         except (KeyError, TypeError, ValueError) as err:
             raise StoreError(f"the saved context {session!r} is damaged ({err!r})",
                              where=store.location) from None

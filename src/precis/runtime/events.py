@@ -39,6 +39,8 @@ class CompressionEvent:
     elapsed_ms: float = 0.0
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    trigger: str = ""  # why the compaction ran: "messages 100 >= 100", "tokens ...",
+    # or "request: <the user's words>" (seed 002's explicit trigger)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, partial
 
 from precis.compact._digest import _tool_result_digest, core_text, tool_call_digest
+from precis.errors import ConfigError
 from precis.model import Conversation, Message, Part, Text, ToolCall, ToolResult
 from precis.runtime.config import ContextConfig
 from precis.tokens import TokenCounter
@@ -278,9 +279,10 @@ def _shrink_round(view: View, slot: str, wanted: Callable[[int, Message], bool]
 
 def fit(view: View) -> Step | None:
     """Last resort: precis compacts the whole working context to the budget (kept recent
-    messages verbatim, the rest as a cited summary), so the context always fits."""
-    from precis.compact import compress
-
+    messages verbatim, the rest as a cited summary), so the context always fits. The note
+    that names the offloaded originals is part of what fits: the compaction is asked for
+    the budget less the note's tokens (and less again in the rare case that is not
+    enough)."""
     msgs = view.messages
     budget = view.config.budget
     # keep few enough recent messages verbatim that the message threshold is met too; when
@@ -288,21 +290,43 @@ def fit(view: View) -> Step | None:
     keep = max(1, min(view.config.last_keep, view.config.msg_threshold // 2))
     if len(msgs) >= view.config.msg_threshold:
         budget = min(budget, max(128, int(view.counter.count_messages(msgs) * 0.6)))
+    offload_id = _new_id()
+    widest = _note(view.language, offload_id, f"{len(msgs)} earlier messages")
+    reserve = view.counter.count(widest) + 1
+    for _ in range(3):
+        try:
+            out, replaced = _fit_once(view, budget - reserve, keep, offload_id)
+        except ConfigError:  # too small a budget for a summary and the note: no note
+            out, replaced = _fit_once(view, budget, keep, None)
+            break
+        over = view.counter.count_messages(out) - budget
+        if over <= 0:
+            break
+        reserve += over + 4
+    return Step(out, view.first, len(msgs) - 1, len(replaced),
+                {offload_id: replaced} if replaced else {}, note=f"compacted to {budget} tokens")
+
+
+def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
+              ) -> tuple[list[Message], list[Message]]:
+    """The working context compacted to ``budget`` with the offload note (when
+    ``offload_id`` is given) added to the summary; and the messages it replaced."""
+    from precis.compact import compress
+
+    msgs = view.messages
     result = compress(Conversation(messages=list(msgs)), budget=budget, keep_last=keep,
                       tokenizer=view.counter)
     out = list(result.messages)
     body = [m for m in msgs if m.role != "system"]
     replaced = body[: max(0, len(body) - result.kept_messages)]
-    offload_id = _new_id()
     first = next((i for i, m in enumerate(out) if m.role != "system"), None)
-    if replaced and first is not None and result.summarized_count:
+    if offload_id and replaced and first is not None and result.summarized_count:
         note = _note(view.language, offload_id, f"{len(replaced)} earlier messages")
         summary = out[first]
         out[first] = Message(summary.role, [*summary.parts, Text(note)],
                              metadata={**summary.metadata, "precis": "summary",
                                        "offload_id": offload_id})
-    return Step(out, view.first, len(msgs) - 1, len(replaced),
-                {offload_id: replaced} if replaced else {}, note=f"compacted to {budget} tokens")
+    return out, replaced
 
 
 STRATEGY_FUNCTIONS: dict[str, Callable[[View], Step | None]] = {
