@@ -54,8 +54,10 @@ def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
                    "recent messages stay verbatim: 10, 10, 5, 3).")
 @click.option("--budget", "-b", type=click.IntRange(min=1), default=None, metavar="N",
               help="Token budget the whole output is guaranteed to fit (by --tokenizer).")
-@click.option("--template", "-T", default="sections", show_default=True, metavar="NAME|FILE",
-              help="Summary layout: sections, claude, or a JSON template file.")
+@click.option("--template", "-T", default="auto", show_default=True, metavar="NAME|FILE",
+              help="Summary layout: auto (claude for agent sessions, service for service "
+                   "dialogues, sections for chats, log for small talk), sections, claude, "
+                   "service, log, or a JSON template file.")
 @click.option("--tokenizer", "-t", default="estimate", show_default=True, metavar="NAME",
               help="Token counter (see `precis inspect -t`): estimate, o200k_base, "
                    "cl100k_base, hf:PATH, ...")

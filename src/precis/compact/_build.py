@@ -39,6 +39,7 @@ from precis.compact._dates import DateFormatter, format_date, parse_date
 from precis.compact._digest import core_text, digest, tool_call_digest
 from precis.compact._facts import exact_facts, facts, minor
 from precis.compact._labels import label
+from precis.compact._retained import fact_scan, high_facts, priority
 from precis.compact._terse import terse
 from precis.compact.levels import LevelPreset
 from precis.compact.quality import Presence
@@ -49,12 +50,8 @@ from precis.segment.model import Fragment
 
 __all__ = ["DETAILS_SHARE", "FACTS_FIRST_ROOM", "Candidate", "SummaryBuilder", "mostly_talk"]
 
-_LEVEL_BONUS = {"HIGH": 2.0, "MEDIUM": 1.0, "LOW": 0.0}
 _PIN = 10.0
 _FIRST = 100.0  # a rank ahead of any priority (pins and boosts included)
-_FACT_SCAN_CHARS = 2000  # exact facts are looked for in the head of long tool output
-_CALL_SCAN_CHARS = 8000  # ... and of each argument of a long tool call
-_TOOL_OUTPUT_PENALTY = 1.0
 _COMMON = frozenset({
     "the", "and", "for", "are", "but", "not", "you", "all", "any", "can", "had", "her", "was",
     "one", "our", "out", "has", "him", "his", "how", "its", "may", "new", "now", "old", "see",
@@ -223,6 +220,8 @@ class _Ranked:
 class SummaryBuilder:
     """The summary of ``analysis``'s messages ``[start, end)`` (system messages excluded)."""
 
+    refits = True  # the quality check may re-fit it with the lost facts boosted
+
     def __init__(
         self,
         analysis: Analysis,
@@ -290,17 +289,9 @@ class SummaryBuilder:
         self.dropped.setdefault(reason, []).append(fragment_id)
 
     def _priority(self, i: int) -> float:
-        """Importance without its recency part (the summary covers the whole past; what is
-        recent is kept verbatim); raw tool output and pictures a little lower (the talk
-        about them says more). How much a candidate says is weighed when the fill ranks
-        the candidates (see :meth:`_rank`)."""
-        imp = self.analysis.importance[i]
-        priority = imp.score - imp.factors.get("recency", 0.0) + _LEVEL_BONUS[imp.level]
-        kind = self.fragments[i].kind
-        if kind == "image" or (kind == "tool_result"
-                               and self.analysis.classifications[i].type != "error"):
-            priority -= _TOOL_OUTPUT_PENALTY  # raw output / a picture: the talk says more
-        return priority
+        """See :func:`precis.compact._retained.priority`; how much a candidate says is
+        weighed when the fill ranks the candidates (see :meth:`_rank`)."""
+        return priority(self.analysis, i)
 
     def _digest(self, i: int, limit: int | None = None) -> str:
         frag = self.fragments[i]
@@ -708,27 +699,9 @@ class SummaryBuilder:
         return [(text, kind, self.fragments[i].id) for text, kind, i in self.high_facts]
 
     def _high_facts(self) -> list[tuple[str, str, int]]:
-        """The exact facts of the range's HIGH fragments: (fact, kind, fragment index), each
-        fact once (where it first appears), fragments by priority."""
-        a = self.analysis
-        # of an earlier summary only its items count (its header and overview are rebuilt)
-        high = sorted((i for i in self.range if a.importance[i].level == "HIGH"
-                       and (not self._of_prior(i) or self.fragments[i].kind == "list_item")),
-                      key=lambda i: (-self._priority(i), -i))
-        homes = self.fact_homes
-        out: list[tuple[str, str, int]] = []
-        for i in high:
-            for fact in exact_facts(_fact_scan(self.fragments[i])):
-                if fact.kind == "command" and (fact.text.isalpha() or not any(
-                        c.isalnum() for c in fact.text)):
-                    continue  # a shell keyword (done, fi), a word in backticks, a brace
-                found = homes.get(fact.text)
-                if found is None:
-                    homes[fact.text] = [i]
-                    out.append((fact.text, fact.kind, i))
-                elif found[-1] != i:
-                    found.append(i)
-        return out
+        """See :func:`precis.compact._retained.high_facts` (``fact_homes`` collects every
+        HIGH fragment holding each fact)."""
+        return high_facts(self.analysis, self.range, self.prior, self.fact_homes)
 
     def _missing(self, shown: str) -> dict[int, list[str]]:
         """Fragment -> its facts that ``shown`` does not show (by priority; at most
@@ -1365,33 +1338,6 @@ def _held(fact: str) -> set[str]:
             ends = [n for n in cuts if n] + [len(piece)]
             out.update(piece[a:b] for a in starts for b in ends if b - a > 1 and a < b)
     return out
-
-
-def _fact_scan(fragment: Fragment) -> str:
-    """The part of a fragment searched for exact facts: the head of a long text; of a tool
-    call's arguments (JSON: what the agent did) a longer head of each string, so that they
-    still decode."""
-    text = fragment.text
-    if len(text) <= _FACT_SCAN_CHARS:
-        return text
-    if fragment.kind == "tool_call" and text.lstrip()[:1] in ("{", "["):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        if isinstance(value, (dict, list)):
-            return json.dumps(_clip_strings(value), ensure_ascii=False)
-    return text[:_FACT_SCAN_CHARS]
-
-
-def _clip_strings(value: object) -> object:
-    if isinstance(value, str):
-        return value[:_CALL_SCAN_CHARS]
-    if isinstance(value, dict):
-        return {k: _clip_strings(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clip_strings(v) for v in value]
-    return value
 
 
 def _fact_weight(text: str, kind: str) -> float:

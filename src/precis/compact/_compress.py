@@ -23,6 +23,7 @@ Steps (one pass, no LLM):
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -34,13 +35,15 @@ from precis.compact._build import DETAILS_SHARE, SummaryBuilder, fragment_langua
 from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
 from precis.compact._pairs import repair, valid_starts, window_start
+from precis.compact.handover import HandoverBuilder
 from precis.compact.levels import LevelPreset, get_level
 from precis.compact.quality import Retention, measure_retention
 from precis.compact.result import CompressionResult, render_messages
 from precis.compact.summary import Summary
 from precis.compact.templates import Template, get_template
 from precis.errors import ConfigError, EmptyInputError
-from precis.model import Conversation, Message, Part, Text, Thinking, ToolResult
+from precis.events import extract_events
+from precis.model import Conversation, Message, Part, Text, Thinking, ToolCall, ToolResult
 from precis.tokens import TokenCounter, get_counter
 from precis.tokens.lines import LineMemo
 
@@ -49,6 +52,8 @@ __all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
 DEFAULT_QUALITY_FLOOR = 0.95
 TAIL_SHARE = 0.3  # with a budget, recent messages take at most this share of what is left
 TIMELINE_TAIL_SHARE = 0.1  # ... and this share under a timeline (it tells the latest too)
+HANDOVER_TAIL_SHARE = 0.2  # ... and this share under an agent's handover (its current work
+# and next step tell the latest; the room goes to the summary)
 TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
@@ -62,7 +67,7 @@ def compress(
     *,
     level: str = "normal",
     budget: int | None = None,
-    template: str | Template = "sections",
+    template: str | Template = "auto",
     tokenizer: str | TokenCounter = "estimate",
     keep_last: int | None = None,
     quality_floor: float = DEFAULT_QUALITY_FLOOR,
@@ -77,9 +82,12 @@ def compress(
     :func:`precis.get_counter` or a :class:`~precis.tokens.TokenCounter`). ``keep_last``
     overrides the level's number of recent messages kept verbatim. ``quality_floor`` is the
     share of exact facts the summary must keep before a re-fit is tried. ``template`` is a
-    built-in name, a JSON file or a :class:`Template`; the name ``"sections"`` (the
-    default) gives a conversation that is mostly small talk the ``log`` layout (a
-    timeline); pass ``get_template("sections")`` to keep the sections regardless.
+    built-in name, a JSON file or a :class:`Template`; ``"auto"`` (the default) chooses
+    by what happened: an agent session with file and shell tools gets ``claude`` (the
+    handover), a service dialogue with domain tools ``service``, a chat ``sections`` and a
+    conversation that is mostly small talk ``log`` (a timeline); the name ``"sections"``
+    also gives small talk the timeline (pass ``get_template("sections")`` to keep the
+    sections regardless).
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -97,7 +105,7 @@ def compress(
         raise ConfigError(f"quality_floor must be between 0 and 1, not {quality_floor!r}")
     if note_style is not None and not isinstance(note_style, bool):
         raise ConfigError(f"note_style must be True, False or None, not {note_style!r}")
-    tmpl = get_template(template)
+    tmpl = get_template("sections" if template == "auto" else template)
     counter = get_counter(tokenizer) if isinstance(tokenizer, str) else tokenizer
     messages = conv.messages
     if not messages:
@@ -115,7 +123,12 @@ def compress(
     timings["analyze"] = time.perf_counter() - t
     fragments = analysis.segmentation.fragments
     language = fragment_language(fragments)
-    if template == "sections" and mostly_talk(analysis):
+    t = time.perf_counter()
+    events = extract_events(conv, fragments)
+    timings["events"] = time.perf_counter() - t
+    if template == "auto" and events.kind != "chat":
+        tmpl = get_template("claude" if events.kind == "coding" else "service")
+    elif template in ("auto", "sections") and mostly_talk(analysis):
         tmpl = get_template("log")  # the default layout, for a conversation of small talk
     system = [i for i, m in enumerate(messages) if m.role == "system"]
     dialog = [i for i, m in enumerate(messages) if m.role != "system"]
@@ -154,7 +167,8 @@ def compress(
         raise ConfigError(f"budget {budget} is too small: it must hold {held}")
 
     t = time.perf_counter()
-    share = TIMELINE_TAIL_SHARE if tmpl.timeline else TAIL_SHARE
+    share = (TIMELINE_TAIL_SHARE if tmpl.timeline else
+             HANDOVER_TAIL_SHARE if events.kind != "chat" else TAIL_SHARE)
     start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
                                             system_tokens + priming, counter, share)
     first = dialog[0] if dialog else len(messages)
@@ -172,11 +186,18 @@ def compress(
     # messages (refined below for an earlier summary among them)
     room = (preset.room * older_tokens if budget is None
             else budget - priming - system_tokens - tail_tokens)
-    builder = SummaryBuilder(
-        analysis, first, start, template=tmpl, preset=preset, language=language,
-        count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
-        budgeted=budget is not None,
-        terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
+    builder: SummaryBuilder | HandoverBuilder
+    if tmpl.timeline:
+        builder = SummaryBuilder(
+            analysis, first, start, template=tmpl, preset=preset, language=language,
+            count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
+            budgeted=budget is not None,
+            terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
+    else:
+        builder = HandoverBuilder(
+            analysis, first, start, template=tmpl, preset=preset, language=language,
+            count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
+            budgeted=budget is not None, events=events)
     if budget is not None:
         allowance = int(room) - _message_frame(counter)
     else:
@@ -211,7 +232,7 @@ def compress(
     measured: tuple[list[Message], Summary | None] = (out, summary)  # what retention is of
     initial = allowance
     refit: tuple[dict[str, float] | None, float] = (None, DETAILS_SHARE)
-    for _ in range(_REFITS):
+    for _ in range(_REFITS if builder.refits else 0):
         if retention.facts >= quality_floor or not retention.lost_in:
             break
         boost = {fid: _BOOST for fid in retention.lost_in}
@@ -340,8 +361,10 @@ def _choose_tail(
     counter: TokenCounter,
     share: float,
 ) -> tuple[int, list[Message], int]:
-    """Where the verbatim tail starts, its messages (the last one possibly cut to its
-    core) and their tokens; with a budget, they take at most ``share`` of it."""
+    """Where the verbatim tail starts, its messages and their tokens; with a budget, they
+    take at most ``share`` of it. Before a message is left out of the tail, the long tool
+    output and call arguments of the tail are cut to their heads (:func:`_headed`); the
+    last message alone may be cut to its core."""
     n = len(messages)
     if not dialog or preset.keep_last == 0:
         return n, [], 0
@@ -353,19 +376,80 @@ def _choose_tail(
     if budget is None:
         return start, messages[start:], suffix[start]
     limit = int((budget - fixed - _SUMMARY_MIN) * share)
-    if suffix[start] > limit:
-        valid = valid_starts(messages)
-        while start < n and (suffix[start] > limit or not valid[start]):
-            start += 1
-    if start < n:
+    if suffix[start] <= limit:
         return start, messages[start:], suffix[start]
+    headed: dict[int, tuple[Message, int]] = {}
+
+    def cut(i: int) -> tuple[Message, int]:
+        if i not in headed:
+            m = _headed(messages[i])
+            headed[i] = (m, sizes[i] if m is messages[i] else counter.count_message(m))
+        return headed[i]
+
+    valid = valid_starts(messages)
+    cut_suffix = 0
+    best: int | None = None
+    for s in range(n - 1, start - 1, -1):  # the longest valid tail of cut messages that fits
+        cut_suffix += cut(s)[1]
+        if cut_suffix > limit:
+            break
+        if valid[s]:
+            best = s
+    if best is not None:
+        tail = [cut(i)[0] for i in range(best, n)]
+        return best, tail, sum(cut(i)[1] for i in range(best, n))
     # Not even the last exchange fits: keep it with its long parts cut to their core.
     start = window_start(messages, dialog[-1])
-    tail = [_shrink(m, max(1, limit // max(1, n - start)), counter) for m in messages[start:]]
+    tail = [_shrink(cut(i)[0], max(1, limit // max(1, n - start)), counter)
+            for i in range(start, n)]
     tokens = sum(counter.count_message(m) for m in tail)
     if tokens > limit:  # even cut to its core it takes more than its share: summarize it
         return n, [], 0
     return start, tail, tokens
+
+
+_HEAD_CHARS = 400  # a tool output or call argument in the tail keeps this head when cut
+
+
+def _headed(message: Message) -> Message:
+    """``message`` with its tool output and long call arguments cut to their heads (a note
+    says how much was cut; call arguments stay valid JSON), or itself when nothing is
+    long."""
+    parts: list[Part] = []
+    changed = False
+    for part in message.parts:
+        if isinstance(part, ToolResult) and len(part.content) > _HEAD_CHARS * 1.5:
+            rest = len(part.content) - _HEAD_CHARS
+            parts.append(replace(part, content=part.content[:_HEAD_CHARS]
+                                 + f"\n[… {rest} more characters cut by precis]"))
+            changed = True
+        elif isinstance(part, ToolCall) and len(part.arguments) > _HEAD_CHARS * 1.5:
+            arguments = _cut_arguments(part.arguments)
+            changed = changed or arguments != part.arguments
+            parts.append(replace(part, arguments=arguments))
+        else:
+            parts.append(part)
+    if not changed:
+        return message
+    return replace(message, parts=parts, metadata={**message.metadata, "precis": "shortened"})
+
+
+def _cut_arguments(arguments: str) -> str:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+
+    def cut(v: object) -> object:
+        if isinstance(v, str) and len(v) > _HEAD_CHARS:
+            return v[:_HEAD_CHARS] + f"[… {len(v) - _HEAD_CHARS} more characters cut by precis]"
+        if isinstance(v, dict):
+            return {k: cut(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [cut(x) for x in v]
+        return v
+
+    return json.dumps(cut(value), ensure_ascii=False)
 
 
 def _shrink(message: Message, tokens: int, counter: TokenCounter) -> Message:

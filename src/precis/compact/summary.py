@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from precis.compact._labels import label
+from precis.events._requests import SUMMARY_HEADER
 
 __all__ = [
     "HEADER",
@@ -19,8 +20,9 @@ __all__ = [
     "cite",
 ]
 
-# The first line of every summary message; a later compaction recognises its own summary by it.
-HEADER = re.compile(r"^\[precis (?:summary|摘要)")
+# The first line of every summary message; a later compaction recognises its own summary by
+# it (so does the events layer: an earlier summary is no request of the user's).
+HEADER = SUMMARY_HEADER
 
 
 def cite(sources: Iterable[str]) -> str:
@@ -55,6 +57,7 @@ class SummaryItem:
     type: str | None = None
     level: str | None = None
     date: str | None = None  # calendar date of its source message, when the session spans days
+    why: str | None = None  # why the line is there (shown by ``precis explain``)
 
     def render(self) -> str:
         """The text with its citation; worked out once (a summary is rendered and counted
@@ -77,6 +80,8 @@ class SummaryItem:
             out["level"] = self.level
         if self.date:
             out["date"] = self.date
+        if self.why:
+            out["why"] = self.why
         return out
 
 

@@ -1,34 +1,48 @@
 """Summary templates: which sections a summary has, their titles, and what feeds them.
 
-A template is data (``templates.json`` holds the built-in ``sections``, ``claude`` and
-``log``); a user adds their own with a JSON file of the same shape::
+A template is data (``templates.json`` holds the built-in ``claude`` for agent sessions,
+``service`` for service dialogues, ``sections`` for chats and ``log`` for small talk); a user
+adds their own with a JSON file of the same shape::
 
     {"name": "mine", "sections": [
-        {"key": "goal", "source": "goal", "types": ["goal"],
-         "title": {"en": "Goal", "zh": "目标"}},
+        {"key": "asked", "source": "requests", "title": {"en": "Asked", "zh": "请求"}},
+        {"key": "files", "source": "files", "title": "Files"},
         {"key": "facts", "types": ["fact", "decision"], "title": {"en": "Facts", "zh": "事实"}}
     ]}
 
-``source`` says how a section is filled (default ``types``):
+``source`` says how a section is filled (default ``types``); the builders are in
+:mod:`precis.compact.handover`:
 
-``types``
-    the fragments whose type is in ``types`` (each fragment goes to the first section that
-    takes its type);
+``requests`` (also ``user_messages``)
+    every message the user wrote, in order, and which request is in force;
 ``goal``
-    like ``types``, and requirement version chains are shown as initial -> changes -> current;
-``errors``
-    error fragments, each with the fix that followed it when one is found;
+    the user's first request and the one in force;
 ``concepts``
-    the technical terms and identifiers the conversation keeps coming back to;
-``user_messages``
-    every user message, one line each;
-``current_work``
-    what the assistant was doing last before the recent messages;
-``next_step``
-    the open next step: the latest todo or plan, else the latest user request.
+    the stack, the components worked on, the terms the conversation keeps using;
+``files``
+    one line per file changed (created / edited / moved / deleted, names, why);
+``errors``
+    each failure, its cause and the fix;
+``decisions``
+    the decisions and reasoning stated, the plan, sub-agent tasks;
+``done`` / ``pending``
+    commits, closed items, passing test runs / the todo and tracker items not done;
+``current_work`` / ``next_step``
+    what the agent did last and what came of it / what comes next;
+``identifiers`` / ``actions`` / ``policy``
+    a service dialogue's values the user gave and lookups / changes made / rules stated;
+``qa`` / ``background`` / ``delivered`` / ``open``
+    a chat's questions with their answers / the user's background and rules / code and
+    commands given / the user's last message when unanswered;
+``spec`` / ``runs``
+    what the issue tracker says the items of the work must do / the commands run and what
+    they printed;
+``types``
+    the fragments whose type is in ``types`` (a goal, rule or background only from the
+    user);
 ``log``
-    a timeline of what no other section takes (every fragment, when it is the only
-    section): who said what, in time order, one line per message and date.
+    a timeline: who said what, in time order, one line per message and date (a template
+    made only of ``log`` sections is the timeline layout).
 
 ``title`` has an ``en`` and a ``zh`` text; the summary uses the conversation's language.
 """
@@ -55,8 +69,9 @@ __all__ = [
     "template_from_dict",
 ]
 
-SOURCES = ("types", "goal", "errors", "concepts", "user_messages", "current_work", "next_step",
-           "log")
+SOURCES = ("types", "goal", "requests", "user_messages", "concepts", "files", "errors",
+           "decisions", "done", "pending", "current_work", "next_step", "identifiers", "actions",
+           "policy", "qa", "background", "delivered", "open", "spec", "runs", "log")
 
 
 @dataclass(frozen=True)
@@ -127,7 +142,7 @@ def _section(data: object, where: str) -> SectionSpec:
             f"unknown fragment type(s) {', '.join(bad)} (expected {', '.join(FRAGMENT_TYPES)})",
             where=f"{where}.{key}",
         )
-    if source in ("types", "goal", "errors") and not types:
+    if source == "types" and not types:
         raise ConfigError(f"source {source!r} needs a non-empty 'types'", where=f"{where}.{key}")
     return SectionSpec(key=key, title=dict(title), types=tuple(types), source=source)
 

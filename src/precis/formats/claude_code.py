@@ -6,6 +6,12 @@ other type (``progress``, ``queue-operation``, ``file-history-snapshot``, ``syst
 conversation title and ``system`` entries are kept in ``Conversation.metadata["events"]``;
 the rest are counted in ``metadata["skipped"]``.
 
+A prompt the user typed while the agent worked is logged only as a ``queue-operation``
+(``enqueue`` with its text, then ``remove`` / ``dequeue`` when Claude Code hands it to the
+model between tool calls). It becomes a user message (``metadata["queued"]``) placed before
+the first assistant message written after it was handed over, where the model read it.
+Queued task notifications are skipped: they reach the log as user messages of their own.
+
 Quirks handled:
 
 - Claude Code writes one API response as several lines that share ``message.id`` (one
@@ -96,6 +102,7 @@ class _Session:
         self.metadata: dict[str, Any] = {}
         self.sidechain_only = True
         self.duplicates = 0
+        self.queued: list[dict[str, Any]] = []
 
     def line(self, index: int) -> int | None:
         numbers = self.doc.line_numbers
@@ -119,6 +126,9 @@ class _Session:
             title = record.get("customTitle")
             if isinstance(title, str):
                 self.custom_title = title
+        elif kind == "queue-operation":
+            self._queue(index, record)
+            self.skipped[kind] += 1
         elif kind == "system":
             event = {
                 key: record[key]
@@ -204,6 +214,38 @@ class _Session:
             if key in meta:
                 merged[key] = meta[key]
 
+    def _queue(self, index: int, record: dict[str, Any]) -> None:
+        operation = record.get("operation")
+        content = record.get("content")
+        if operation == "enqueue" and isinstance(content, str) and content.strip() and \
+                "<task-notification>" not in content:
+            self.queued.append({"text": content, "line": self.line(index),
+                                "at": timestamp_of(record.get("timestamp")), "handed": None})
+        elif operation in ("remove", "dequeue"):
+            for entry in self.queued:
+                if entry["handed"] is None:
+                    entry["handed"] = timestamp_of(record.get("timestamp"))
+                    break
+
+    def _place_queued(self) -> None:
+        """Insert the queued prompts (see the module docs) as user messages."""
+        said = {m.text.strip() for m in self.messages if m.role == "user"}
+        for entry in self.queued:
+            if entry["text"].strip() in said:
+                continue
+            at = entry["handed"] or entry["at"]
+            place = len(self.messages)
+            if at is not None:
+                place = next((k for k, m in enumerate(self.messages)
+                              if m.role == "assistant" and m.timestamp and m.timestamp >= at),
+                             len(self.messages))
+            meta: dict[str, Any] = {"queued": True}
+            if entry["line"] is not None:
+                meta["line"] = entry["line"]
+            self.messages.insert(place, Message.of(
+                "user", entry["text"], id=f"queued-{entry['line']}", timestamp=at,
+                metadata=meta))
+
     def _session_fields(self, record: dict[str, Any]) -> None:
         session = record.get("sessionId")
         if isinstance(session, str) and session not in self.session_ids:
@@ -215,6 +257,7 @@ class _Session:
             self.sidechain_only = False
 
     def conversation(self, name: str) -> Conversation:
+        self._place_queued()
         metadata = dict(self.metadata)
         if self.session_ids[1:]:
             metadata["session_ids"] = list(self.session_ids)

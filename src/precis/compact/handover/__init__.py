@@ -1,0 +1,193 @@
+"""The handover: a summary a new agent can continue from, built from what happened.
+
+Each section of the template has a source; the section builders (one module each) turn the
+session's events (:mod:`precis.events`) and the analysis into :class:`Entry` lines, and
+:func:`~precis.compact.handover._fit.fit` keeps the lines that fit the room by priority,
+the critical ones (the requests in force, the current work, the next step, what is pending)
+first. A summary precis wrote earlier that lies in the range is carried over line by line.
+
+:class:`HandoverBuilder` offers what :func:`precis.compact.compress` asks of a builder
+(``fill``, ``retention_facts``, ``high_ids``, ``unused``, ``dropped``, ``close``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from precis.analysis import Analysis
+from precis.compact._dates import DateFormatter
+from precis.compact.handover._fit import Entry, fit
+from precis.compact.handover._story import Story
+from precis.compact.handover.chat import build_background, build_delivered, build_open, build_qa
+from precis.compact.handover.concepts import build_concepts
+from precis.compact.handover.current import build_current, build_next
+from precis.compact.handover.decisions import build_decisions
+from precis.compact.handover.errors import build_errors
+from precis.compact.handover.files import build_files
+from precis.compact.handover.requests import build_goal, build_requests
+from precis.compact.handover.runs import build_runs
+from precis.compact.handover.service import build_actions, build_identifiers, build_policy
+from precis.compact.handover.spec import build_spec
+from precis.compact.handover.types import build_types
+from precis.compact.handover.work import build_done, build_pending
+from precis.compact.levels import LevelPreset
+from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection
+from precis.compact.templates import Template
+from precis.events import SessionEvents, extract_events
+
+__all__ = ["BUILDERS", "HandoverBuilder"]
+
+Builder = Callable[[Story, str], list[Entry]]
+BUILDERS: dict[str, Builder] = {
+    "requests": build_requests,
+    "goal": build_goal,
+    "concepts": build_concepts,
+    "files": build_files,
+    "errors": build_errors,
+    "decisions": build_decisions,
+    "done": build_done,
+    "pending": build_pending,
+    "current_work": build_current,
+    "next_step": build_next,
+    "identifiers": build_identifiers,
+    "actions": build_actions,
+    "policy": build_policy,
+    "qa": build_qa,
+    "delivered": build_delivered,
+    "background": build_background,
+    "open": build_open,
+    "types": build_types,
+    "spec": build_spec,
+    "runs": build_runs,
+}
+_CITATION_TAIL = re.compile(r"\s*\[(?:S\d+(?:-S\d+)?(?:, )?)+\]\s*$")
+_BULLET = re.compile(r"^\s*[-*+]\s+")
+
+
+class HandoverBuilder:
+    """The handover of ``analysis``'s messages ``[start, end)`` (see the module docs)."""
+
+    refits = False  # the quality check does not re-fit a handover for exact facts
+
+    def __init__(
+        self,
+        analysis: Analysis,
+        start: int,
+        end: int,
+        *,
+        template: Template,
+        preset: LevelPreset,
+        language: str,
+        count: Callable[[str], int],
+        kept: int,
+        dates: DateFormatter,
+        budgeted: bool = False,
+        terse: bool = False,
+        events: SessionEvents | None = None,
+    ) -> None:
+        self.analysis = analysis
+        self.conv = analysis.conversation
+        self.start, self.end = start, end
+        self.template = template
+        self.language = language
+        self.count = count
+        self.kept = kept
+        frags = analysis.segmentation.fragments
+        self.fragments = frags
+        self.range = [i for i, f in enumerate(frags)
+                      if start <= f.provenance.message < end and f.role != "system"]
+        summaries = {m for m, msg in enumerate(self.conv.messages)
+                     if msg.role == "user" and HEADER.match(msg.text)}
+        self.prior = {frags[i].provenance.message for i in self.range} & summaries
+        self.dropped: dict[str, list[str]] = {}
+        if events is None:
+            events = extract_events(self.conv, frags)
+        self.story = Story(conv=self.conv, analysis=analysis, events=events, start=start,
+                           end=end, language=language, dates=dates, range=self.range)
+        self.titles = {s.key: s.title_in(language) for s in template.sections}
+        self.entries: list[Entry] = self._prior_entries()
+        for spec in template.sections:
+            build = BUILDERS.get(spec.source)
+            if build is not None:
+                self.entries.extend(build(self.story, spec.key) if spec.source != "types"
+                                    else build_types(self.story, spec.key, spec.types))
+        folded = analysis.consolidation.folded
+        self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
+
+    def _prior_entries(self) -> list[Entry]:
+        """The lines of an earlier precis summary in the range, under the section whose
+        title they stood under (the first section when it is not in this template)."""
+        by_title = {title: spec.key for spec in self.template.sections
+                    for title in spec.title.values()}
+        default = self.template.sections[0].key
+        out: list[Entry] = []
+        for m in sorted(self.prior):
+            section = default
+            for i in self.range:
+                f = self.fragments[i]
+                if f.provenance.message != m:
+                    continue
+                if f.kind == "heading":
+                    section = by_title.get(f.text.lstrip("#").strip(), default)
+                elif f.kind == "list_item":
+                    text = _CITATION_TAIL.sub("", _BULLET.sub("", f.text)).strip()
+                    if text:
+                        out.append(Entry(section, -1e6 + i, 8.0, (text,), (f.id,),
+                                         kind="summary", why="a line of an earlier summary"))
+        return out
+
+    def fill(self, allowance: int, boost: dict[str, float] | None = None, present: str = "",
+             details_share: float = 0.0) -> tuple[Summary, list[Entry]]:
+        """The handover that fits ``allowance`` tokens (``boost``, ``present`` and
+        ``details_share`` are the section builder's; a handover does not use them)."""
+        bare = self.count(self._summary({}).header())
+        chosen = fit(self.entries, self.titles, max(0, allowance - bare - 2), self.count)
+        summary = self._summary(chosen)
+        for _ in range(2):  # lines counted one by one overstate the whole: use the slack
+            slack = allowance - self.count(summary.render())
+            if slack < 16:
+                break
+            more = fit(self.entries, self.titles, max(0, allowance - bare - 2) + slack // 2,
+                       self.count)
+            candidate = self._summary(more)
+            if self.count(candidate.render()) > allowance:
+                break
+            chosen, summary = more, candidate
+        return summary, [self.entries[k] for k in chosen]
+
+    def _summary(self, chosen: dict[int, int]) -> Summary:
+        by_section: dict[str, list[tuple[float, SummaryItem]]] = {}
+        for k, v in chosen.items():
+            e = self.entries[k]
+            by_section.setdefault(e.section, []).append((e.order, e.item(v)))
+        sections = tuple(
+            SummarySection(spec.key, self.titles[spec.key],
+                           tuple(item for _, item in sorted(by_section[spec.key],
+                                                            key=lambda p: p[0])))
+            for spec in self.template.sections if by_section.get(spec.key))
+        first = self.fragments[self.range[0]].id if self.range else ""
+        last = self.fragments[self.range[-1]].id if self.range else ""
+        return Summary(language=self.language, template=self.template.name, short=(),
+                       sections=sections, covers=(self.start, self.end - 1),
+                       fragments=(first, last), kept=self.kept)
+
+    def high_ids(self) -> list[str]:
+        a = self.analysis
+        return [self.fragments[i].id for i in self.range if a.importance[i].level == "HIGH"]
+
+    def retention_facts(self) -> list[tuple[str, str, str]]:
+        """(fact, kind, fragment id) of the range's HIGH fragments: what the quality report
+        measures (a guard; the handover is not re-fitted for it)."""
+        from precis.compact._retained import high_facts
+
+        return [(text, kind, self.fragments[i].id)
+                for text, kind, i in high_facts(self.analysis, self.range, self.prior)]
+
+    def unused(self, cited: set[str]) -> list[str]:
+        dropped = {fid for ids in self.dropped.values() for fid in ids}
+        return [self.fragments[i].id for i in self.range
+                if self.fragments[i].id not in cited and self.fragments[i].id not in dropped]
+
+    def close(self) -> None:
+        self.entries = []

@@ -1,0 +1,74 @@
+"""Long text made short in the speaker's own words: the sentences that carry the most
+(exact facts first, the opening sentence a little), courtesies left out, kept in their
+order; a sentence cut only at a word boundary and never inside an exact fact."""
+
+from __future__ import annotations
+
+import re
+
+from precis.compact._facts import facts
+
+__all__ = ["condense"]
+
+_SPACE = re.compile(r"\s+")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])")
+_COURTESY = re.compile(
+    r"^(?:hi|hello|hey|thanks?|thank you|sure|great|perfect|ok(?:ay)?|of course|certainly|"
+    r"absolutely|got it|no problem|good|yes|you're welcome|i see|understood|"
+    r"好的|谢谢|你好|您好|当然|没问题|是的|哈哈|太好了|哦|噢|啊|原来如此|明白|我明白了|嗯)"
+    r"(?:\b|(?<=[\u4e00-\u9fff]))[^.!?。！？]{0,30}[.!?。！？,，]*$", re.IGNORECASE)
+_WORD = re.compile(r"\w+")
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` cut to about ``limit`` characters at a word boundary, never inside an exact
+    fact (the cut moves past the fact when that costs less than a third more)."""
+    if len(text) <= limit:
+        return text
+    cut = limit
+    for fact in facts(text[: limit + 200]):
+        if fact.start < cut < fact.end:
+            cut = fact.end if fact.end <= limit * 1.3 else fact.start
+            break
+    clause = max(text.rfind(p, 0, cut + 1) for p in ("，", "；", "：", "、", ", ", "; "))
+    space = text.rfind(" ", 0, cut + 1)
+    if clause > cut * 0.5:
+        cut = clause
+    elif cut < len(text) and text[cut:cut + 1] not in (" ", "") and space > cut * 0.6:
+        cut = space
+    out = text[:cut]
+    if out.count("`") % 2:  # no code span left open
+        out = out[: out.rfind("`")]
+    return out.rstrip(" ,;:，；：、") + "…"
+
+
+def condense(text: str, limit: int, language: str = "en") -> str:
+    """``text`` within about ``limit`` characters (see the module docs)."""
+    flat = _SPACE.sub(" ", text).strip()
+    if len(flat) <= limit:
+        return flat
+    sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+    content = [k for k, s in enumerate(sentences) if not _COURTESY.match(s)] or \
+        list(range(len(sentences)))
+    scored = sorted(content, key=lambda k: -(3.0 * len(facts(sentences[k]))
+                                             + min(len(_WORD.findall(sentences[k])), 30) / 10
+                                             + (4.0 if k == content[0] else 0.0)
+                                             + (3.0 if sentences[k].endswith(("?", "？"))
+                                                else 0.0)))
+    joiner = "" if language == "zh" else " "
+    picked: list[int] = []
+    used = 0
+    for k in scored:
+        size = len(sentences[k]) + len(joiner)
+        if used + size <= limit:
+            picked.append(k)
+            used += size
+    if not picked:
+        return _clip(sentences[scored[0]], limit)
+    picked.sort()
+    out: list[str] = []
+    for n, k in enumerate(picked):
+        if n and k != picked[n - 1] + 1:
+            out.append("…")
+        out.append(sentences[k])
+    return joiner.join(out)

@@ -1,0 +1,109 @@
+"""Fitting a handover into its room: entries by priority, the critical ones first.
+
+Each section builder proposes :class:`Entry` lines, each with a few renderings from the
+fullest to the shortest. The fit takes every entry at its shortest rendering in order of
+priority (critical entries before all others) while it fits, then spends what is left
+making the taken entries fuller, one step at a time in the same order, so a small room holds
+many short lines before it holds a few long ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from precis.compact.summary import SummaryItem, cite
+
+__all__ = ["Entry", "fit"]
+
+_LINE_FRAME = 1  # the line break between lines
+
+
+@dataclass
+class Entry:
+    """A candidate line of section ``section``: ``variants`` (fullest first) of its text,
+    the fragment ids it cites, where it stands in its section (``order``) and how much it
+    matters (``priority``; ``critical`` entries go before all others). ``why`` tells
+    ``precis explain`` why the line is there."""
+
+    section: str
+    order: float
+    priority: float
+    variants: tuple[str, ...]
+    sources: tuple[str, ...]
+    critical: bool = False
+    kind: str | None = None
+    why: str = ""
+
+    def line(self, variant: int) -> str:
+        citation = cite(self.sources) if self.sources else ""
+        text = self.variants[variant]
+        return f"- {text} {citation}" if citation else f"- {text}"
+
+    def item(self, variant: int) -> SummaryItem:
+        return SummaryItem(text=self.variants[variant], sources=tuple(self.sources),
+                           type=self.kind, why=self.why or None)
+
+
+_BANDS = (7.0, 5.0, 3.0, float("-inf"))  # priority bands, after the critical entries
+
+
+def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
+        count: Callable[[str], int]) -> dict[int, int]:
+    """Which entries to keep and at which rendering: ``{entry index: variant index}``.
+
+    Band by band (the critical entries, then priorities of at least 7, 5, 3, the rest), the
+    entries of the band are taken at their shortest rendering, by priority, while they fit;
+    then every entry taken so far is made fuller, one step at a time, up to its middle
+    rendering. What is left at the end makes them fullest."""
+    ranked = sorted(range(len(entries)),
+                    key=lambda k: (not entries[k].critical, -entries[k].priority,
+                                   entries[k].order))
+    memo: dict[tuple[int, int], int] = {}
+
+    def cost(k: int, v: int) -> int:
+        key = (k, v)
+        if key not in memo:
+            memo[key] = count(entries[k].line(v)) + _LINE_FRAME
+        return memo[key]
+
+    header = {key: count(f"## {title}") + 2 for key, title in titles.items()}
+    chosen: dict[int, int] = {}
+    opened: set[str] = set()
+    left = room
+
+    def upgrade(partial: bool) -> None:
+        nonlocal left
+        changed = True
+        while changed and left > 0:
+            changed = False
+            for k in ranked:
+                v = chosen.get(k)
+                floor = (len(entries[k].variants) - 1) // 2 if partial else 0
+                if v is None or v <= floor:
+                    continue
+                extra = cost(k, v - 1) - cost(k, v)
+                if extra <= left:
+                    chosen[k] = v - 1
+                    left -= extra
+                    changed = True
+
+    def band_of(k: int) -> int:
+        if entries[k].critical:
+            return -1
+        return next(b for b, low in enumerate(_BANDS) if entries[k].priority >= low)
+
+    for band in range(-1, len(_BANDS)):
+        for k in ranked:
+            e = entries[k]
+            if band_of(k) != band or not e.variants:
+                continue
+            v = len(e.variants) - 1
+            need = cost(k, v) + (0 if e.section in opened else header.get(e.section, 4))
+            if need <= left:
+                chosen[k] = v
+                left -= need
+                opened.add(e.section)
+        upgrade(partial=True)
+    upgrade(partial=False)
+    return chosen

@@ -1,0 +1,147 @@
+"""Chats (no tool calls): each question with the core of its answer, so a fact keeps its
+subject; what the user said about themselves; what the assistant delivered (code, the
+commands it gave); what is still open."""
+
+from __future__ import annotations
+
+from precis.compact._digest import code_stub
+from precis.compact._facts import facts
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story, clip
+from precis.compact.handover._words import word
+from precis.events import Request
+
+__all__ = ["build_background", "build_delivered", "build_open", "build_qa"]
+
+_SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
+_CODE = frozenset({"code", "sql", "json", "table"})
+
+
+def _answer(story: Story, r: Request, until: int) -> tuple[list[int], list[int]]:
+    """The fragment indexes of the assistant's answer to ``r`` (spoken ones by importance,
+    small talk left out) and of its code blocks, up to message ``until``."""
+    a = story.analysis
+    frags = a.segmentation.fragments
+    spoken: list[int] = []
+    code: list[int] = []
+    for i in story.range:
+        f = frags[i]
+        m = f.provenance.message
+        if m <= r.message or m >= until or f.role != "assistant":
+            continue
+        if f.kind in _CODE:
+            code.append(i)
+        elif f.kind in _SPOKEN and a.classifications[i].type != "chitchat":
+            spoken.append(i)
+    return spoken, code
+
+
+def _answer_text(story: Story, picks: list[int]) -> str:
+    frags = story.analysis.segmentation.fragments
+    sep = "" if story.zh else " "
+    return sep.join(frags[i].text.strip() for i in picks)
+
+
+def build_qa(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    out: list[Entry] = []
+    asked = [r for r in story.requests if r.kind in ("request", "reply")]
+    nexts = [r.message for r in asked[1:]] + [story.end]
+    total = max(1, len(asked))
+    a = story.analysis
+    for k, (r, until) in enumerate(zip(asked, nexts)):
+        if not r.fragments:
+            continue
+        spoken, _ = _answer(story, r, until)
+        weight = max((a.importance[story.index[f]].score for f in r.fragments), default=0.0)
+        told = min(2.0, 0.5 * len(facts(r.text)))  # what the user tells (names, values)
+        recency = 1.0 * (k + 1) / total + min(1.0, weight / 4) + told
+        if spoken:
+            answer = _answer_text(story, spoken)
+            variants = tuple(dict.fromkeys(
+                word(lang, "qa", where=story.where(r.message), q=story.core(r.text, qn),
+                     a=story.core(answer, an))
+                for qn, an in ((320, 420), (220, 200), (160, 110), (110, 60))))
+            sources = tuple(dict.fromkeys((*r.fragments[:2], *(
+                story.analysis.segmentation.fragments[i].id
+                for i in sorted(spoken, key=lambda i: -story.analysis.importance[i].score)[:2]))))
+        else:
+            variants = tuple(dict.fromkeys(word(lang, "user_said", where=story.where(r.message),
+                                                q=story.core(r.text, n))
+                                           for n in (320, 140, 60)))
+            sources = r.fragments[:2]
+        out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
+                         critical=k == len(asked) - 1, kind="qa",
+                         why="a user message and the core of the answer to it"))
+    return out
+
+
+def build_background(story: Story, key: str) -> list[Entry]:
+    a = story.analysis
+    frags = a.segmentation.fragments
+    out: list[Entry] = []
+    for i in story.range:
+        f = frags[i]
+        if f.role != "user" or f.kind not in _SPOKEN:
+            continue
+        if a.classifications[i].type not in ("background", "constraint"):
+            continue
+        if f.id in a.consolidation.superseded_by or a.importance[i].level == "LOW":
+            continue
+        variants = tuple(dict.fromkeys((story.core(f.text, 260), clip(f.text, 100))))
+        out.append(Entry(key, f.provenance.message + i / 1e6, 4.0 + a.importance[i].score,
+                         variants, (f.id,), kind=a.classifications[i].type,
+                         why=f"the user's own {a.classifications[i].type}"))
+    return out
+
+
+def build_delivered(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    a = story.analysis
+    frags = a.segmentation.fragments
+    out: list[Entry] = []
+    commands: list[str] = []
+    cites: list[str] = []
+    for i in story.range:
+        f = frags[i]
+        if f.role != "assistant":
+            continue
+        if f.kind in _CODE:
+            stub = code_stub(f.text, f.kind, f.lang_hint, lang)
+            if stub.startswith("`") and stub not in commands:
+                commands.append(stub)
+                cites.append(f.id)
+                continue
+            text = f"{story.where(f.provenance.message)}: {stub}"
+            out.append(Entry(key, f.provenance.message + i / 1e6, 4.5, (text,), (f.id,),
+                             kind="code", why="code the assistant gave"))
+        elif f.kind in _SPOKEN:
+            for fact in facts(f.text):
+                if fact.kind == "command":
+                    shown = f"`{fact.text}`"
+                    if shown not in commands:
+                        commands.append(shown)
+                        cites.append(f.id)
+    if commands:
+        label = "助手给出的命令：" if story.zh else "Commands the assistant gave: "
+        sep = "、" if story.zh else ", "
+        variants = tuple(dict.fromkeys((label + sep.join(commands[:16]),
+                                        label + sep.join(commands[-6:]))))
+        out.append(Entry(key, 0, 6.5, variants, tuple(dict.fromkeys(cites))[:6],
+                         kind="code", why="commands the assistant wrote in its answers"))
+    return out
+
+
+def build_open(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    everything = story.events.requests
+    if not everything:
+        return []
+    last = everything[-1]
+    answered = any(m.role == "assistant" and m.text.strip()
+                   for m in story.conv.messages[last.message + 1:])
+    if answered or not story.start <= last.message < story.end or not last.fragments:
+        return []
+    return [Entry(key, last.message, 9.0, (word(lang, "unanswered", text=story.quote(
+        last.text, 220), where=story.where(last.message)),), last.fragments[:2],
+        critical=True, kind="open", why="the user's last message has no answer yet")]

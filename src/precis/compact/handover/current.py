@@ -1,0 +1,204 @@
+"""Current work and the next step: what the agent did just before the cut and what came of
+it, what is changed and not committed, the assistant's last words; next: the task in
+progress and the steps that finished the earlier ones, the next open item, the assistant's
+stated intent, or the question the user has yet to answer."""
+
+from __future__ import annotations
+
+import re
+
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story, clip
+from precis.compact.handover._words import word
+from precis.compact.handover.errors import describe_action
+from precis.compact.handover.work import relevant_items
+from precis.events import Action
+from precis.events._shell import classify_command
+from precis.model import Text
+
+__all__ = ["action_phrase", "build_current", "build_next"]
+
+_LAST = 6
+_INTENT = re.compile(r"\b(?:let me|let's|now i'll|i'll|i will|i need to|next,? i|next step|"
+                     r"now (?:add|update|run|fix|write|create|implement|check)|then i)\b|"
+                     r"接下来|下一步|我将|我会|然后", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
+_RUNS = ("command", "test", "build", "lint", "install", "commit", "push", "vcs", "tracker")
+
+
+def action_phrase(a: Action, zh: bool = False) -> str:
+    """An action in a few words, with what came of it when it failed or counted tests."""
+    if a.changes_files:
+        verb = {"create": "wrote", "edit": "edited", "move": "moved", "delete": "deleted"}[a.kind]
+        if zh:
+            verb = {"create": "写入", "edit": "修改", "move": "移动", "delete": "删除"}[a.kind]
+        return f"{verb} `{a.target}`"
+    if a.kind == "commit" and a.commit:
+        return ("提交 " if zh else "committed ") + a.commit
+    if a.kind in ("lookup", "change"):
+        args = f"({clip(a.target, 30)})" if a.target else ""
+        state = "" if a.status == "ok" else f" → {a.status}"
+        return f"{a.tool}{args}{state}"
+    if a.kind in ("read", "search", "fetch"):
+        return f"{a.kind} `{clip(a.target, 60)}`"
+    text = describe_action(a, 70)
+    if a.counts is not None:
+        text += f" ({a.counts.describe()})"
+    elif a.status in ("failed", "pending", "rejected"):
+        text += f" ({a.status})"
+    return text
+
+
+def _last_text(story: Story) -> tuple[int, str]:
+    for m in range(story.end - 1, story.start - 1, -1):
+        msg = story.conv.messages[m]
+        if msg.role == "assistant":
+            text = " ".join(p.text for p in msg.parts if isinstance(p, Text)).strip()
+            if text:
+                return m, text
+    return -1, ""
+
+
+def build_current(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    out: list[Entry] = []
+    acts = story.actions
+    doing = [a for a in acts if a.kind not in ("read", "search", "think", "todo", "calc")
+             ][-_LAST:]
+    if not doing:
+        doing = acts[-3:]
+    if doing:
+        sep = "；" if story.zh else "; "
+        phrases = list(dict.fromkeys(action_phrase(a, story.zh) for a in doing))
+        intent = next((a.intent for a in reversed(doing) if a.intent), "")
+        tail = word(lang, "explained", text=clip(intent, 160)) if intent else ""
+        variants = (f"{word(lang, 'last_actions', items=sep.join(phrases))} {tail}".strip(),
+                    word(lang, "last_actions", items=sep.join(phrases[-3:])))
+        sources = tuple(dict.fromkeys(f for a in doing[-3:] for f in a.call_fragments[:1]))
+        if sources:
+            out.append(Entry(key, 0, 9.0, variants, sources, critical=True, kind="current",
+                             why="the last actions before the summarized part ends"))
+    runs = [a for a in acts if a.kind in _RUNS and a.kind not in ("vcs", "tracker")
+            and a.status in ("ok", "failed")]
+    if runs:
+        a = runs[-1]
+        result = action_phrase(a, story.zh) + (
+            f" → {a.result}" if a.status == "failed" and a.result else
+            (" → ok" if a.counts is None and a.status == "ok" else ""))
+        out.append(Entry(key, 1, 7.0, (word(lang, "last_result", text=clip(result, 220)),),
+                         a.fragments[:2], kind="current", why="the last command run"))
+    commits = [a for a in acts if a.kind == "commit" and a.status == "ok"]
+    uses_vcs = bool(commits) or any(a.kind in ("vcs", "push") for a in acts)
+    if uses_vcs:
+        after = commits[-1].index if commits else -1
+        paths = list(dict.fromkeys(p for a in acts if a.index > after and a.changes_files
+                                   and a.status == "ok" for p in a.paths
+                                   if not p.startswith(("/", "~"))))
+        if paths:
+            shown = ", ".join(f"`{p}`" for p in paths[:8]) + (
+                f" (+{len(paths) - 8})" if len(paths) > 8 else "")
+            text = word(lang, "uncommitted", commit=commits[-1].commit or "?", paths=shown) \
+                if commits else word(lang, "uncommitted_none", paths=shown)
+            changed = [a for a in acts if a.index > after and a.changes_files]
+            out.append(Entry(key, 2, 8.0, (text,), tuple(dict.fromkeys(
+                f for a in changed[-2:] for f in a.call_fragments[:1])), critical=True,
+                kind="current", why="files changed after the last commit"))
+    m, text = _last_text(story)
+    if text:
+        frags = story.text_fragments(m)
+        if frags:
+            variants = (word(lang, "last_said", text=story.quote(text, 600)),
+                        word(lang, "last_said", text=story.quote(text, 300)),
+                        word(lang, "last_said", text=story.quote(text, 120)))
+            out.append(Entry(key, 3, 6.5, variants, frags[-3:], kind="current",
+                             why="what the assistant wrote last"))
+    return out
+
+
+def _short_command(a: Action) -> str:
+    """A command as its program and subcommand with their flags (no paths, no pipes)."""
+    if a.kind == "commit":
+        return "git commit"
+    _, simple = classify_command(a.target)
+    words = next((w for w in simple if w), [a.tool])
+    kept = [w for w in words[:4] if "/" not in w and "=" not in w and len(w) < 30
+            and not re.match(r"^\d*[<>&]", w)]
+    return " ".join(kept[:3]) or a.tool
+
+
+def _workflow(story: Story) -> list[str]:
+    """The commands run between claiming a tracker item and closing it, for the last item
+    closed (how earlier items were finished)."""
+    acts = story.actions
+    closes = [a for a in acts if a.kind == "tracker" and any(s == "closed" for _, s in a.task_ops)]
+    if not closes:
+        return []
+    close = closes[-1]
+    start = max((a.index for a in acts if a.index < close.index and (a.changes_files or any(
+        s == "in_progress" for _, s in a.task_ops))), default=close.index)
+    steps: list[str] = []
+    for a in acts:
+        if start < a.index <= close.index + 3 and a.kind in ("test", "lint", "build", "commit",
+                                                            "push", "tracker") \
+                and a.status == "ok" and not a.reads_only:
+            steps.append(f"`{_short_command(a)}`")
+    return list(dict.fromkeys(steps))
+
+
+def build_next(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    out: list[Entry] = []
+    acts = story.actions
+    items = relevant_items(story)
+    todos, _ = story.tasks
+    in_progress = [t for t in items if t.status == "in_progress" and not t.done and
+                   "." in (t.id or "")] or [t for t in todos if t.status == "in_progress"]
+    pending = [t for t in items if t.status == "open" and "." in (t.id or "")] or \
+        [t for t in todos if t.status == "pending"]
+    src = next((a.call_fragments[:1] for a in reversed(acts)
+                if a.kind in ("tracker", "todo") and a.call_fragments), ())
+    if in_progress and src:
+        t = in_progress[-1]
+        task = f"{t.id} ({clip(t.text, 100)})" if t.id else clip(t.text, 120)
+        steps = _workflow(story)
+        text = word(lang, "next_task", task=task)
+        if steps:
+            text += ("；此前的条目以此收尾：" if story.zh else
+                     "; earlier items were finished with: ") + ", ".join(steps)
+        out.append(Entry(key, 0, 9.0, (text, word(lang, "next_task", task=task)), src,
+                         critical=True, kind="next", why="the task in progress"))
+    if pending and src:
+        t = pending[0]
+        task = f"{t.id} ({clip(t.text, 100)})" if t.id else clip(t.text, 120)
+        out.append(Entry(key, 1, 7.5, (word(lang, "next_open", task=task),), src,
+                         kind="next", why="the next open task"))
+    m, text = _last_text(story)
+    if text:
+        sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+        intent = next((s for s in reversed(sentences) if _INTENT.search(s)), "")
+        after = [a for a in acts if a.message >= m]
+        if intent and (not after or any(a.status in ("pending", "failed") for a in after)
+                       or not in_progress):
+            frags = story.text_fragments(m)
+            if frags:
+                out.append(Entry(key, 2, 8.0 if not in_progress else 6.0,
+                                 (word(lang, "next_intent", text=story.quote(intent, 200)),),
+                                 frags[-2:], critical=not in_progress, kind="next",
+                                 why="the assistant's last stated intent"))
+        if text.rstrip().endswith(("?", "？")):
+            frags = story.text_fragments(m)
+            question = sentences[-1] if sentences else text
+            if frags:
+                out.append(Entry(key, 3, 8.5, (word(lang, "awaiting",
+                                                    text=story.quote(question, 220)),),
+                                 frags[-1:], critical=True, kind="next",
+                                 why="the assistant's last words ask the user"))
+    latest = [r for r in story.requests if r.kind in ("request", "reply")]
+    if latest and not story.later_requests:
+        r = latest[-1]
+        if r.fragments:
+            out.append(Entry(key, 4, 5.0, (word(lang, "next_request",
+                                                text=story.quote(r.text, 240)),),
+                             r.fragments[:2], kind="next",
+                             why="the user's latest instruction"))
+    return out

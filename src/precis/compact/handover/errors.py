@@ -1,0 +1,79 @@
+"""Errors and fixes: each failure (from structure: an error result, a non-zero exit code, a
+traceback or failing tests in a command's output), its cause (the line of the output that
+says it), what the assistant made of it, and the fix: the file changes made before the same
+command passed."""
+
+from __future__ import annotations
+
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story, clip
+from precis.compact.handover._words import word
+from precis.events import Action, Failure
+
+__all__ = ["build_errors", "describe_action"]
+
+
+def describe_action(action: Action, limit: int = 90) -> str:
+    """What an action was, in a few words: a command in backticks, a file change, a call."""
+    if action.kind in ("command", "test", "build", "lint", "install", "commit", "push", "vcs",
+                       "tracker"):
+        first = action.target.strip().splitlines()[0] if action.target.strip() else action.tool
+        return f"`{clip(first, limit)}`"
+    if action.changes_files or action.kind == "read":
+        verb = {"read": "reading", "create": "writing", "edit": "editing", "move": "moving",
+                "delete": "deleting"}[action.kind]
+        return f"{verb} `{action.target}`"
+    target = f"({clip(action.target, 40)})" if action.target else ""
+    return f"`{action.tool}{target}`"
+
+
+def _fix_text(story: Story, f: Failure) -> str:
+    lang = story.language
+    if f.fixed_by is None:
+        return word(lang, "unfixed")
+    paths = list(dict.fromkeys(p for a in f.fix for p in a.paths))
+    counts = f"({f.fixed_by.counts.describe()})" if f.fixed_by.counts else ""
+    if paths:
+        text = word(lang, "fixed", fix=word(lang, "fix_edits", paths=", ".join(
+            f"`{p}`" for p in paths[:4])))
+    else:
+        text = word(lang, "fixed_same")
+    if f.fixed_by.target != f.action.target and f.fixed_by.kind not in ("test",):
+        text += f" ({describe_action(f.fixed_by, 70)})"
+    return f"{text} {counts}".rstrip()
+
+
+def build_errors(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    out: list[Entry] = []
+    total = max(1, len(story.actions))
+    found = story.failures
+    last_unfixed = next((f.action.index for f in reversed(found) if not f.fixed), None)
+    for f in found:
+        a = f.action
+        what = describe_action(a)
+        cause = clip(f.cause, 170) if f.cause else ""
+        head = word(lang, "failed", what=what, cause=cause) if cause else \
+            word(lang, "failed_plain", what=what)
+        short_head = word(lang, "failed", what=what, cause=clip(f.cause, 70)) if cause else head
+        fix = _fix_text(story, f)
+        sep = "；" if story.zh else "; "
+        said = word(lang, "explained", text=clip(f.explanation, 160)) if f.explanation else ""
+        variants = (sep.join(p for p in (f"{head} {said}".strip(), fix) if p),
+                    sep.join(p for p in (head, fix) if p),
+                    sep.join(p for p in (short_head, fix) if p))
+        minor = a.kind in ("read", "search", "fetch", "other") or a.reads_only
+        priority = (2.0 if minor else 5.0) + 1.5 * a.index / total
+        critical = a.index == last_unfixed and not minor and a.index >= total - 15
+        if not f.fixed and not minor:
+            priority += 2.0
+        sources = tuple(dict.fromkeys(
+            [*a.call_fragments[:1], *a.result_fragments[:1],
+             *(f.fixed_by.call_fragments[:1] if f.fixed_by else ())]))
+        if not sources:
+            continue
+        out.append(Entry(key, a.index, priority, tuple(dict.fromkeys(variants)), sources,
+                         critical=critical, kind="error",
+                         why="a failed " + a.kind + (" and the run that passed after it"
+                                                     if f.fixed else ", not fixed")))
+    return out

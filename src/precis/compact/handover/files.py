@@ -1,0 +1,88 @@
+"""Files and code: a ledger, one line per file that changed (created / edited / moved /
+deleted, the names it defines, why: the assistant's words before the change), and one line
+naming the files only read."""
+
+from __future__ import annotations
+
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story, clip
+from precis.compact.handover._words import word
+from precis.events import FileRecord
+
+__all__ = ["build_files"]
+
+_MAX_READ = 12
+
+
+def _what(story: Story, rec: FileRecord) -> str:
+    lang = story.language
+    changes = [a for a in rec.actions if a.changes_files and a.status != "failed"]
+    parts: list[str] = []
+    if rec.created:
+        parts.append(word(lang, "created"))
+    writes = sum(1 for a in changes if a.kind == "create")
+    edits = sum(1 for a in changes if a.kind == "edit") + max(0, writes - rec.created)
+    if edits:
+        parts.append(word(lang, "edited") if edits == 1 else word(lang, "edited_n", n=edits))
+    if rec.moved_to:
+        parts.append(word(lang, "moved_to", dst=f"`{rec.moved_to}`"))
+    elif any(a.kind == "move" and a.paths[-1:] == (rec.path,) for a in changes):
+        src = next(a.paths[0] for a in changes if a.kind == "move" and a.paths[-1:] == (rec.path,))
+        parts.append(word(lang, "moved_from", src=f"`{src}`"))
+    if rec.deleted:
+        parts.append(word(lang, "deleted"))
+    return (", " if not story.zh else "，").join(parts) or word(lang, "edited")
+
+
+def build_files(story: Story, key: str) -> list[Entry]:
+    lang = story.language
+    out: list[Entry] = []
+    records = story.ledger
+    changed = [r for r in records if r.changed and any(
+        a.status != "failed" for a in r.actions if a.changes_files)]
+    total = max(1, len(story.actions))
+    request_text = " ".join(r.text for r in story.requests)
+    for rec in changed:
+        changes = [a for a in rec.actions if a.changes_files and a.status != "failed"]
+        names: list[str] = []
+        for a in changes:
+            names.extend(n for n in a.names if n not in names)
+        intents = list(dict.fromkeys(a.intent for a in changes if a.intent))
+        what = _what(story, rec)
+        head = f"`{rec.path}` — {what}"
+        sep = "；" if story.zh else "; "
+        defines = word(lang, "defines", names=", ".join(f"`{n}`" for n in names[:5])) \
+            if names else ""
+        whys = [clip(t, 150) for t in (intents[:1] + intents[-1:] if len(intents) > 1
+                                       else intents)]
+        why = word(lang, "why", text=" / ".join(dict.fromkeys(whys))) if whys else ""
+        variants = [sep.join(p for p in (head, defines, why) if p),
+                    sep.join(p for p in (head, defines) if p), head]
+        last = changes[-1].index if changes else rec.actions[-1].index
+        priority = 6.0 + 0.3 * min(len(changes), 5) + 2.0 * last / total
+        if rec.path.rsplit("/", 1)[-1] in request_text:
+            priority += 1.0
+        if rec.path.startswith(("/", "~")):  # outside the project (a harness's plan file)
+            priority -= 3.0
+        sources = tuple(dict.fromkeys(
+            f for a in (changes[:1] + changes[-1:]) for f in a.call_fragments[:1]))
+        if not sources:
+            continue
+        out.append(Entry(key, changes[0].index if changes else 0, priority,
+                         tuple(dict.fromkeys(variants)), sources, kind="file",
+                         why=f"{len(changes)} change(s) to this file"))
+    read_only = [r for r in records if not r.changed and not r.path.startswith(("/", "~"))]
+    if read_only:
+        sources = tuple(dict.fromkeys(r.actions[0].call_fragments[0] for r in read_only[:4]
+                                      if r.actions[0].call_fragments))
+        if sources:
+            paths = [f"`{r.path}`" for r in read_only[:_MAX_READ]]
+            more = len(read_only) - len(paths)
+            tail = (f" (+{more})" if more > 0 else "")
+            sep = "、" if story.zh else ", "
+            variants = (word(lang, "read_only", items=sep.join(paths) + tail),
+                        word(lang, "read_only", items=sep.join(paths[:4]) +
+                             (f" (+{len(read_only) - 4})" if len(read_only) > 4 else "")))
+            out.append(Entry(key, 1e9, 2.0, variants, sources, kind="file",
+                             why="files the agent read and did not change"))
+    return out

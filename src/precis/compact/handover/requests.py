@@ -1,0 +1,101 @@
+"""Primary request and intent: every message the user wrote, near-verbatim and in order
+(a short reply with the offer it answers), changes marked, and which request is in force.
+Injected content (notifications, reminders, command output) is never a request."""
+
+from __future__ import annotations
+
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story
+from precis.compact.handover._words import word
+from precis.events import Request
+
+__all__ = ["build_requests"]
+
+_FULL, _LONG, _MEDIUM, _SHORT = 700, 320, 150, 70
+
+
+_REQUIREMENTS = frozenset({"goal", "constraint", "plan", "todo", "decision"})
+
+
+def _changed_by(story: Story, request: Request) -> int | None:
+    """The later user message that supersedes a requirement of ``request`` (a goal, rule or
+    plan replaced by a newer version of it: the analysis's requirement chains)."""
+    later = story.analysis.consolidation.superseded_by
+    frags = story.analysis.segmentation.fragments
+    types = story.analysis.classifications
+    index = story.index
+    for fid in request.fragments:
+        if fid not in index or types[index[fid]].type not in _REQUIREMENTS:
+            continue
+        newer = later.get(fid)
+        while newer is not None and newer in later:
+            newer = later[newer]
+        if newer is not None and newer in index:
+            f = frags[index[newer]]
+            if f.role == "user" and f.provenance.message > request.message and \
+                    types[index[newer]].type in _REQUIREMENTS:
+                return f.provenance.message
+    return None
+
+
+def build_requests(story: Story, key: str) -> list[Entry]:
+    out: list[Entry] = []
+    lang = story.language
+    substantive = [r for r in story.requests if r.kind == "request"]
+    first = substantive[0].message if substantive else None
+    last = substantive[-1].message if substantive else None
+    for r in story.requests:
+        if not r.fragments:
+            continue
+        where = story.where(r.message)
+        if r.kind == "interrupt":
+            out.append(Entry(key, r.message, 1.0, (word(lang, "interrupted", where=where),),
+                             r.fragments, kind="interrupt", why=f"user interruption, {where}"))
+            continue
+        if r.kind == "reply":
+            reply = story.quote(r.text, 120)
+            variants = tuple(word(lang, "replied", where=where, reply=reply,
+                                  offer=story.quote(r.answers, n)) for n in (260, 110, 50))
+            out.append(Entry(key, r.message, 7.0, variants, r.fragments, kind="request",
+                             critical=r.message == story.requests[-1].message,
+                             why=f"user reply to the assistant, {where}"))
+            continue
+        suffix = word(lang, "queued") if r.queued else ""
+        changed = _changed_by(story, r)
+        if changed is not None:
+            suffix += word(lang, "changed_later", where=story.where(changed))
+        head = word(lang, "user_at", where=where)
+        sep = "：" if story.zh else ": "
+        variants = tuple(f"{head}{sep}{story.quote(r.text, n)}{suffix}"
+                         for n in (_FULL, _LONG, _MEDIUM, _SHORT))
+        variants = tuple(dict.fromkeys(variants))  # a short request reads the same in all
+        critical = r.message in (first, last)
+        out.append(Entry(key, r.message, 9.0 if critical else 8.0, variants, r.fragments,
+                         critical=critical, kind="request",
+                         why=f"a request the user wrote, {where}"))
+    if substantive:
+        latest = substantive[-1]
+        where = story.where(latest.message)
+        if story.later_requests and any(r.kind == "request" for r in story.later_requests):
+            tail = next(r for r in story.later_requests if r.kind == "request")
+            text = word(lang, "in_force_tail", where=story.where(tail.message))
+            out.append(Entry(key, 1e12, 8.5, (text,), latest.fragments,
+                             critical=True, kind="intent", why="where the request in force is"))
+        elif len(substantive) == 1:
+            out.append(Entry(key, 1e12, 8.5,
+                             (word(lang, "in_force_one", where=where),), latest.fragments,
+                             critical=True, kind="intent", why="the request in force"))
+        else:
+            out.append(Entry(key, 1e12, 8.5, (word(lang, "in_force", where=where),),
+                             latest.fragments,
+                             critical=True, kind="intent", why="the request in force"))
+    return out
+
+
+def build_goal(story: Story, key: str) -> list[Entry]:
+    """The user's first request and the one in force (a chat's goal): the requests section
+    cut to its first and latest requests and the line saying which is in force."""
+    entries = build_requests(story, key)
+    substantive = [r.message for r in story.requests if r.kind == "request"]
+    first = substantive[0] if substantive else None
+    return [e for e in entries if e.order == first or (e.critical and e.kind == "intent")]

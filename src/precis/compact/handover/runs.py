@@ -1,0 +1,49 @@
+"""Commands run and what they printed: the commands of the work (not reads, searches,
+version-control queries or tracker commands), each kind of run once or twice (its first
+and last), with the line its output opens with or the test counts. A failure is in the
+errors section instead."""
+
+from __future__ import annotations
+
+from precis.compact.handover._fit import Entry
+from precis.compact.handover._story import Story, clip, output_of
+from precis.compact.handover.errors import describe_action
+from precis.events import Action
+from precis.events._ledger import signature
+
+__all__ = ["build_runs"]
+
+_KINDS = frozenset({"command", "test", "build", "lint", "install"})
+_MAX = 10
+
+
+def _printed(story: Story, a: Action) -> str:
+    if a.counts is not None:
+        return a.counts.describe()
+    for line in output_of(story.conv, a).splitlines():
+        line = line.strip()
+        if line and not line.startswith(("Exit code", "(Open file", "(Current directory",
+                                          "bash-$")):
+            return clip(line, 120)
+    return ""
+
+
+def build_runs(story: Story, key: str) -> list[Entry]:
+    runs = [a for a in story.actions if a.kind in _KINDS and a.status == "ok"]
+    by_sig: dict[tuple[str, ...], list[Action]] = {}
+    for a in runs:
+        by_sig.setdefault(signature(a), []).append(a)
+    picked = sorted({a.index: a for acts in by_sig.values()
+                     for a in (acts[0], acts[-1])}.values(), key=lambda a: a.index)
+    total = max(1, len(story.actions))
+    out: list[Entry] = []
+    for a in picked[-_MAX:]:
+        printed = _printed(story, a)
+        what = describe_action(a, 100)
+        variants = tuple(dict.fromkeys((f"{what} → {printed}" if printed else what,
+                                        describe_action(a, 50))))
+        sources = tuple(dict.fromkeys((*a.call_fragments[:1], *a.result_fragments[:1])))
+        if sources:
+            out.append(Entry(key, a.index, 3.5 + 1.5 * a.index / total, variants, sources,
+                             kind="run", why="a command the agent ran and what it printed"))
+    return out
