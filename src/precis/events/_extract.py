@@ -100,6 +100,7 @@ def extract_events(conv: Conversation, fragments: Sequence[Fragment] = ()) -> Se
                 kind=draft.kind, target=draft.target, paths=draft.paths, detail=draft.detail,
                 names=draft.names, snippet=draft.snippet, tasks=draft.tasks,
                 task_ops=draft.task_ops, reads_only=draft.reads_only, file_ops=draft.file_ops,
+                added=draft.added,
                 status=outcome.status, exit_code=outcome.exit_code, result=outcome.result,
                 counts=outcome.counts, commit=outcome.commit,
                 intent=_intent(said) if said else "",

@@ -120,6 +120,7 @@ class Draft:
     task_ops: tuple[tuple[str, str], ...] = ()  # tracker changes: (item id, new status)
     reads_only: bool = False  # looks at something and changes nothing
     file_ops: tuple[tuple[str, str], ...] = ()  # (path, kind) when files differ in kind
+    added: tuple[str, ...] = ()  # the telling lines a file change added (see key_lines)
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,7 @@ class Action:
     task_ops: tuple[tuple[str, str], ...] = ()
     reads_only: bool = False
     file_ops: tuple[tuple[str, str], ...] = ()
+    added: tuple[str, ...] = ()
     status: Status = "unknown"
     exit_code: int | None = None
     result: str = ""  # the line of the output that says what came of it

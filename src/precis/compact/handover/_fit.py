@@ -1,10 +1,10 @@
 """Fitting a handover into its room: entries by priority, the critical ones first.
 
 Each section builder proposes :class:`Entry` lines, each with a few renderings from the
-fullest to the shortest. The fit takes every entry at its shortest rendering in order of
-priority (critical entries before all others) while it fits, then spends what is left
-making the taken entries fuller, one step at a time in the same order, so a small room holds
-many short lines before it holds a few long ones.
+fullest to the shortest. The fit (:func:`fit`) takes entries at their shortest rendering in
+order of priority, critical entries before all others, and spends what is left making the
+taken entries fuller, one step at a time in the same order, so a small room holds many short
+lines before it holds a few long ones.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from precis.compact.summary import SummaryItem, cite
 __all__ = ["Entry", "fit"]
 
 _LINE_FRAME = 1  # the line break between lines
+_MINOR = 4.0  # entries of a lower priority come in only after the others are fuller
 
 
 @dataclass
@@ -45,17 +46,15 @@ class Entry:
                            type=self.kind, why=self.why or None)
 
 
-_BANDS = (7.0, 5.0, 3.0, float("-inf"))  # priority bands, after the critical entries
-
-
 def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
         count: Callable[[str], int]) -> dict[int, int]:
     """Which entries to keep and at which rendering: ``{entry index: variant index}``.
 
-    Band by band (the critical entries, then priorities of at least 7, 5, 3, the rest), the
-    entries of the band are taken at their shortest rendering, by priority, while they fit;
-    then every entry taken so far is made fuller, one step at a time, up to its middle
-    rendering. What is left at the end makes them fullest."""
+    The critical entries are taken first at their shortest rendering and made fuller up to
+    their middle one; then the others of some priority (:data:`_MINOR`) at their shortest,
+    by priority, while they fit, and every entry taken is made fuller, one step at a time in
+    the order of priority, up to its middle rendering; then the minor entries at their
+    shortest; what is left at the end makes the entries taken fullest."""
     ranked = sorted(range(len(entries)),
                     key=lambda k: (not entries[k].critical, -entries[k].priority,
                                    entries[k].order))
@@ -88,15 +87,11 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
                     left -= extra
                     changed = True
 
-    def band_of(k: int) -> int:
-        if entries[k].critical:
-            return -1
-        return next(b for b, low in enumerate(_BANDS) if entries[k].priority >= low)
-
-    for band in range(-1, len(_BANDS)):
+    def add(critical: bool, floor: float = float("-inf")) -> None:
+        nonlocal left
         for k in ranked:
             e = entries[k]
-            if band_of(k) != band or not e.variants:
+            if e.critical != critical or not e.variants or k in chosen or e.priority < floor:
                 continue
             v = len(e.variants) - 1
             need = cost(k, v) + (0 if e.section in opened else header.get(e.section, 4))
@@ -104,6 +99,11 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
                 chosen[k] = v
                 left -= need
                 opened.add(e.section)
-        upgrade(partial=True)
+
+    add(critical=True)
+    upgrade(partial=True)
+    add(critical=False, floor=_MINOR)
+    upgrade(partial=True)
+    add(critical=False)
     upgrade(partial=False)
     return chosen

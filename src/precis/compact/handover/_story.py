@@ -116,9 +116,9 @@ class Story:
 
     def chars(self, limit: int) -> int:
         """``limit`` characters of English as characters of this language (a Chinese
-        character carries about as much as two and a half English ones, and costs as
-        many tokens as four)."""
-        return max(12, int(limit * 0.4)) if self.zh else limit
+        character carries about as much as two English ones, and costs as many tokens as
+        four)."""
+        return max(12, int(limit * 0.5)) if self.zh else limit
 
     def quote(self, text: str, limit: int) -> str:
         return quote(text, self.chars(limit), self.language)

@@ -59,9 +59,11 @@ def build_qa(story: Story, key: str) -> list[Entry]:
         if spoken:
             answer = _answer_text(story, spoken)
             variants = tuple(dict.fromkeys(
-                word(lang, "qa", where=story.where(r.message), q=story.core(r.text, qn),
-                     a=story.core(answer, an))
-                for qn, an in ((320, 420), (220, 200), (160, 110), (110, 60))))
+                [word(lang, "qa", where=story.where(r.message), q=story.core(r.text, qn),
+                      a=story.core(answer, an)) for qn, an in ((320, 420), (200, 200),
+                                                                (120, 90))]
+                + [word(lang, "user_said", where=story.where(r.message),
+                        q=story.core(r.text, n)) for n in (90, 50)]))
             sources = tuple(dict.fromkeys((*r.fragments[:2], *(
                 story.analysis.segmentation.fragments[i].id
                 for i in sorted(spoken, key=lambda i: -story.analysis.importance[i].score)[:2]))))

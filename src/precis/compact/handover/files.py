@@ -34,6 +34,29 @@ def _what(story: Story, rec: FileRecord) -> str:
     return (", " if not story.zh else "，").join(parts) or word(lang, "edited")
 
 
+def _defines(story: Story, names: list[str]) -> str:
+    """``defines module `A` and functions `b`, `c``` (the kinds said in words, so the line
+    reads as a sentence)."""
+    if not names:
+        return ""
+    modules = [n for n in names if "." in n or n[:1].isupper()]
+    others = [n for n in names if n not in modules]
+    parts = []
+    if story.zh:
+        if modules:
+            parts.append("模块 " + "、".join(f"`{n}`" for n in modules))
+        if others:
+            parts.append("函数 " + "、".join(f"`{n}`" for n in others))
+        return "定义" + "，".join(parts)
+    if modules:
+        parts.append(("module " if len(modules) == 1 else "modules ")
+                     + ", ".join(f"`{n}`" for n in modules))
+    if others:
+        parts.append(("function " if len(others) == 1 else "functions ")
+                     + ", ".join(f"`{n}`" for n in others))
+    return "defines " + " and ".join(parts)
+
+
 def build_files(story: Story, key: str) -> list[Entry]:
     lang = story.language
     out: list[Entry] = []
@@ -46,17 +69,26 @@ def build_files(story: Story, key: str) -> list[Entry]:
         changes = [a for a in rec.actions if a.changes_files and a.status != "failed"]
         names: list[str] = []
         for a in changes:
-            names.extend(n for n in a.names if n not in names)
+            names.extend(n for n in a.names if n not in names and not n.startswith("test")
+                         and n != "tests")
         intents = list(dict.fromkeys(a.intent for a in changes if a.intent))
         what = _what(story, rec)
         head = f"`{rec.path}` — {what}"
         sep = "；" if story.zh else "; "
-        defines = word(lang, "defines", names=", ".join(f"`{n}`" for n in names[:5])) \
-            if names else ""
+        defines = _defines(story, names[:5])
         whys = [clip(t, 150) for t in (intents[:1] + intents[-1:] if len(intents) > 1
                                        else intents)]
         why = word(lang, "why", text=" / ".join(dict.fromkeys(whys))) if whys else ""
-        variants = [sep.join(p for p in (head, defines, why) if p),
+        added: list[str] = []
+        for a in reversed(changes):  # the latest change's lines first
+            added.extend(x for x in a.added if x not in added)
+        adds = ("新增：" if story.zh else "adds: ") + "; ".join(
+            f"`{x}`" for x in added[:6]) if added else ""
+        adds_short = ("新增：" if story.zh else "adds: ") + "; ".join(
+            f"`{x}`" for x in added[:2]) if added else ""
+        variants = [sep.join(p for p in (head, defines, why, adds) if p),
+                    sep.join(p for p in (head, defines, why, adds_short) if p),
+                    sep.join(p for p in (head, defines, why) if p),
                     sep.join(p for p in (head, defines) if p), head]
         last = changes[-1].index if changes else rec.actions[-1].index
         priority = 6.0 + 0.3 * min(len(changes), 5) + 2.0 * last / total

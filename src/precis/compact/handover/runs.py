@@ -1,7 +1,7 @@
 """Commands run and what they printed: the commands of the work (not reads, searches,
-version-control queries or tracker commands), each kind of run once or twice (its first
-and last), with the line its output opens with or the test counts. A failure is in the
-errors section instead."""
+version-control queries, tracker commands or test runs, whose counts are in what is done),
+each kind of run once or twice (its first and last), with the line its output opens with.
+A failure is in the errors section instead."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from precis.events._ledger import signature
 
 __all__ = ["build_runs"]
 
-_KINDS = frozenset({"command", "test", "build", "lint", "install"})
+_KINDS = frozenset({"command", "build", "lint", "install"})  # test runs: in what is done
 _MAX = 10
 
 

@@ -65,7 +65,8 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
     for a in lookups:
         if seen[(a.tool, a.target)] != a.index:
             continue
-        what = f"{a.tool}({a.target})" if a.target else a.tool
+        what = f"{a.tool}({a.target})" if a.target and len(a.tool + a.target) <= 28 \
+            else a.tool
         variants = (word(lang, "looked_up", what=what, result=clip(a.result, 320)),
                     word(lang, "looked_up", what=what, result=clip(a.result, 140)),
                     word(lang, "looked_up", what=what, result=clip(a.result, 60)))

@@ -68,7 +68,7 @@ def _digest(text: str, limit: int) -> str:
 
 
 _TITLE = r"^[^\w\n]*{id}\s+[·:|-]"
-_ANY_TITLE = re.compile(_TITLE.format(id=r"[A-Za-z][\w]*-[a-z0-9]{2,}(?:\.\d+)*") + "|^=+\s*$",
+_ANY_TITLE = re.compile(_TITLE.format(id=r"[A-Za-z][\w]*-[a-z0-9]{2,}(?:\.\d+)*") + r"|^=+\s*$",
                         re.MULTILINE)
 
 

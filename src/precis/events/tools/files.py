@@ -16,7 +16,7 @@ from typing import Any
 from precis.events._registry import Call, ToolVocabulary
 from precis.events.model import ActionKind, Draft
 
-__all__ = ["FileTools", "defined_names", "signature_of"]
+__all__ = ["FileTools", "defined_names", "key_lines", "signature_of"]
 
 _READ = frozenset({"Read", "read_file", "view_file", "cat_file", "open_file", "read", "view",
                    "ReadFile", "file_read", "get_file_contents", "LS", "list_dir",
@@ -76,6 +76,43 @@ def signature_of(text: str, name: str) -> str:
     return ""
 
 
+_TEST_NAME = re.compile(r"""^\s*(?:test|describe|it|context)\s*\(?\s*["']|^\s*(?:async\s+)?def test_|"""
+                        r"^\s*#\[test\]|^\s*(?:pub\s+)?fn test_|^\s*mod tests\b")
+_SETTING = re.compile(r"^\s*[\w.-]+\s*[:=]\s*\S|^\s*@\w+|^\s*(?:attribute|field|column|"
+                      r"belongs_to|has_many|has_one|add|create|alter|plug|use|import|alias|"
+                      r"require|from)\b")
+_COMMENT = re.compile(r"^\s*(?:#|//|--|;|%|/\*|\*)")
+_TRIVIAL = re.compile(r"^\s*(?:[{}()\[\];,]+|end|else|\*/|/\*|#|//|--|<!--|-->)?\s*$")
+
+
+def key_lines(old: str, new: str, path: str = "", limit: int = 8) -> tuple[str, ...]:
+    """The telling lines ``new`` adds to ``old``: definitions, test names, settings and
+    declarations first, then other code; each stripped, at most ``limit``."""
+    before = {line.strip() for line in old.splitlines()}
+    scored: list[tuple[float, int, str]] = []
+    for k, raw in enumerate(new.splitlines()):
+        line = raw.strip()
+        if not line or line in before or _TRIVIAL.match(line) or len(line) < 4:
+            continue
+        score = 0.0
+        test = bool(_TEST_NAME.match(raw))
+        if _DEFS.match(raw) and not test:
+            score += 3.0
+        if test:
+            score += 1.0
+        if _COMMENT.match(raw):
+            score -= 1.0
+        if _SETTING.match(raw):
+            score += 1.0
+        if '"' in line or "'" in line:
+            score += 0.5
+        if len(line) > 140:
+            line = line[:139] + "…"
+        scored.append((score, k, line))
+    best = sorted(scored, key=lambda t: (-t[0], t[1]))[:limit]
+    return tuple(line for _, _, line in sorted(best, key=lambda t: t[1]))
+
+
 def _open_file(call: Call) -> str:
     out = call.output or ""
     m = _FILE_HEADER.match(out) or _OPEN_FILE.search(out[-400:])
@@ -93,7 +130,7 @@ def _edit_draft(path: str, old: str, new: str, kind: ActionKind = "edit") -> Dra
     removed = old.count("\n") + (1 if old else 0)
     detail = f"+{added}/-{removed} lines" if kind == "edit" else f"{added} lines"
     return Draft(kind=kind, target=path, paths=(path,) if path else (), detail=detail,
-                 names=names[:6], snippet=snippet)
+                 names=names[:6], snippet=snippet, added=key_lines(old, new, path))
 
 
 def _multi(edits: Any) -> tuple[str, str]:
