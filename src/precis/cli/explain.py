@@ -45,7 +45,8 @@ def fragment_fate(result: dict[str, Any], fragment_id: str, message: int, role: 
         return [f"kept shortened: output message {fate['output_message']} (this part was cut "
                 "to fit the budget)"]
     lines = [("summarized in the short summary: " if into["section"] == "short" else
-              f"summarized under \"{into['title']}\": ") + into["text"]
+              f"summarized under \"{into['title']}\"" + (f" ({into['why']})" if into.get("why")
+                                                        else "") + ": ") + into["text"]
              for into in fate.get("into", [])]
     if "reason" in fate:
         lines.append(f"dropped: {fate['reason'].replace('_', ' ')}")

@@ -52,7 +52,8 @@ __all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
 DEFAULT_QUALITY_FLOOR = 0.95
 TAIL_SHARE = 0.3  # with a budget, recent messages take at most this share of what is left
 TIMELINE_TAIL_SHARE = 0.1  # ... and this share under a timeline (it tells the latest too)
-HANDOVER_TAIL_SHARE = 0.2  # ... and this share under an agent's handover (its current work
+CHAT_TAIL_SHARE = 0.2  # ... under a chat's summary
+HANDOVER_TAIL_SHARE = 0.12  # ... and this share under an agent's handover (its current work
 # and next step tell the latest; the room goes to the summary)
 TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
@@ -168,7 +169,7 @@ def compress(
 
     t = time.perf_counter()
     share = (TIMELINE_TAIL_SHARE if tmpl.timeline else
-             HANDOVER_TAIL_SHARE if events.kind != "chat" else TAIL_SHARE)
+             HANDOVER_TAIL_SHARE if events.kind != "chat" else CHAT_TAIL_SHARE)
     start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
                                             system_tokens + priming, counter, share)
     first = dialog[0] if dialog else len(messages)

@@ -47,7 +47,8 @@ class _Index:
         for key, title, i, item in _items(result):
             for sid in dict.fromkeys(item.get("sources") or []):
                 self.into.setdefault(sid, []).append(
-                    {"section": key, "title": title, "item": i, "text": item.get("text", "")})
+                    {"section": key, "title": title, "item": i, "text": item.get("text", ""),
+                     **({"why": item["why"]} if item.get("why") else {})})
         self.reason: dict[str, str] = {}
         for reason, ids in (result.get("dropped") or {}).items():
             for sid in ids:

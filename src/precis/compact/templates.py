@@ -29,8 +29,9 @@ adds their own with a JSON file of the same shape::
     commits, closed items, passing test runs / the todo and tracker items not done;
 ``current_work`` / ``next_step``
     what the agent did last and what came of it / what comes next;
-``identifiers`` / ``actions`` / ``policy``
-    a service dialogue's values the user gave and lookups / changes made / rules stated;
+``identifiers`` / ``replies`` / ``actions`` / ``policy``
+    a service dialogue's values the user gave and lookups / what the agent told the user /
+    changes made / rules stated;
 ``qa`` / ``background`` / ``delivered`` / ``open``
     a chat's questions with their answers / the user's background and rules / code and
     commands given / the user's last message when unanswered;
@@ -71,7 +72,8 @@ __all__ = [
 
 SOURCES = ("types", "goal", "requests", "user_messages", "concepts", "files", "errors",
            "decisions", "done", "pending", "current_work", "next_step", "identifiers", "actions",
-           "policy", "qa", "background", "delivered", "open", "spec", "runs", "log")
+           "policy", "replies", "qa", "background", "delivered", "open", "spec", "runs",
+           "log")
 
 
 @dataclass(frozen=True)

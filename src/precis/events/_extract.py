@@ -77,10 +77,17 @@ def extract_events(conv: Conversation, fragments: Sequence[Fragment] = ()) -> Se
                          default=-1)
     state: dict[str, object] = {}
     actions: list[Action] = []
+    before = ""  # an assistant message of words only explains the calls of the next one
     for i, m in enumerate(conv.messages):
         if m.role != "assistant":
             continue
         said = ""
+        if not m.tool_calls:
+            before = m.text if m.text.strip() else before
+            continue
+        if not any(isinstance(p, Text) and p.text.strip() for p in m.parts):
+            said = before
+        before = ""
         for p, part in enumerate(m.parts):
             if isinstance(part, Text) and part.text.strip():
                 said = part.text

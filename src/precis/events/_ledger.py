@@ -54,8 +54,9 @@ def signature(action: Action) -> tuple[str, ...]:
 
 
 def failures(events: SessionEvents) -> list[Failure]:
-    """Each failed action (a streak of failures of the same attempt counts once), with the
-    later success of the same attempt and the file changes in between as its fix."""
+    """Each failed action (the same failure repeated counts once), with the later success
+    of the same attempt (``fixed_by``) and, as its fix, the file changes made before the
+    next try of that attempt (the try that succeeded, or one that failed another way)."""
     out: list[Failure] = []
     acts = events.actions
     open_streak: set[tuple[tuple[str, ...], str]] = set()
@@ -72,9 +73,9 @@ def failures(events: SessionEvents) -> list[Failure]:
             if signature(later) == sig and later.status == "ok":
                 fixed_by = later
                 break
-        stop = fixed_by.index if fixed_by else len(acts)
-        fix = tuple(b for b in acts[k + 1: stop] if b.changes_files or b.kind == "install")
-        explanation = _explanation(acts, k, stop)
+        retry = next((b.index for b in acts[k + 1:] if signature(b) == sig), len(acts))
+        fix = tuple(b for b in acts[k + 1: retry] if b.changes_files or b.kind == "install")
+        explanation = _explanation(acts, k, retry)
         out.append(Failure(action=a, cause=a.result, fixed_by=fixed_by, fix=fix,
                            explanation=explanation))
     return out

@@ -27,7 +27,12 @@ from precis.compact.handover.errors import build_errors
 from precis.compact.handover.files import build_files
 from precis.compact.handover.requests import build_goal, build_requests
 from precis.compact.handover.runs import build_runs
-from precis.compact.handover.service import build_actions, build_identifiers, build_policy
+from precis.compact.handover.service import (
+    build_actions,
+    build_identifiers,
+    build_policy,
+    build_replies,
+)
 from precis.compact.handover.spec import build_spec
 from precis.compact.handover.types import build_types
 from precis.compact.handover.work import build_done, build_pending
@@ -53,6 +58,7 @@ BUILDERS: dict[str, Builder] = {
     "identifiers": build_identifiers,
     "actions": build_actions,
     "policy": build_policy,
+    "replies": build_replies,
     "qa": build_qa,
     "delivered": build_delivered,
     "background": build_background,

@@ -8,16 +8,19 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense"]
+__all__ = ["condense", "sentences", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
-_SENTENCE = re.compile(r"(?<=[.!?;])\s+(?=\S)|(?<=[。！？；])")
+# a sentence ends at . ! ? ; (not the "1." of a numbered list) or at a line break
+_SENTENCE = re.compile(r"(?<=[^\d\s][.!?;])\s+(?=\S)|(?<=[。！？；])")
+_LINE = re.compile(r"\s*\n\s*")
 _COURTESY = re.compile(
     r"^(?:hi|hello|hey|thanks?|thank you|sure|great|perfect|ok(?:ay)?|of course|certainly|"
     r"absolutely|got it|no problem|good|yes|you're welcome|i see|understood|"
     r"好的|谢谢|你好|您好|当然|没问题|是的|哈哈|太好了|哦|噢|啊|原来如此|明白|我明白了|嗯)"
     r"(?:\b|(?<=[\u4e00-\u9fff]))[^.!?。！？]{0,30}[.!?。！？,，]*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
+_WORDISH = re.compile(r"[^\W_]")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -42,15 +45,17 @@ def _clip(text: str, limit: int) -> str:
     return out.rstrip(" ,;:，；：、") + "…"
 
 
-def condense(text: str, limit: int, language: str = "en") -> str:
-    """``text`` within about ``limit`` characters (see the module docs)."""
+def condense(text: str, limit: int, language: str = "en", lead: float = 0.0) -> str:
+    """``text`` within about ``limit`` characters (see the module docs); ``lead`` weighs
+    sentences by how early they come (a long request says what it is about first)."""
     flat = _SPACE.sub(" ", text).strip()
     if len(flat) <= limit:
         return flat
-    sentences = [s.strip() for s in _SENTENCE.split(flat) if s.strip()]
+    sentences = _all_sentences(text)
     content = [k for k, s in enumerate(sentences) if not _COURTESY.match(s)] or \
         list(range(len(sentences)))
-    scored = sorted(content, key=lambda k: -(3.0 * len(facts(sentences[k]))
+    n = max(1, len(sentences))
+    scored = sorted(content, key=lambda k: -(3.0 * len(facts(sentences[k])) + lead * (1 - k / n)
                                              + min(len(_WORD.findall(sentences[k])), 30) / 10
                                              + (4.0 if k == content[0] else 0.0)
                                              + (3.0 if sentences[k].endswith(("?", "？"))
@@ -72,3 +77,42 @@ def condense(text: str, limit: int, language: str = "en") -> str:
             out.append("…")
         out.append(sentences[k])
     return joiner.join(out)
+
+
+def _all_sentences(text: str) -> list[str]:
+    found: list[str] = []
+    for line in _LINE.split(text.strip()):
+        flat = _SPACE.sub(" ", line).strip()
+        for piece in _SENTENCE.split(flat):
+            piece = piece.strip()
+            if not piece:
+                continue
+            if found and not _WORDISH.search(piece):  # a bracket or quote left over
+                found[-1] += piece
+            else:
+                found.append(piece)
+    return found
+
+
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences (each line of a list is one at least; white space collapsed),
+    courtesies left out."""
+    found = _all_sentences(text)
+    return [s for s in found if not _COURTESY.match(s)] or found
+
+
+def _information(sentence: str) -> float:
+    """How much a sentence tells: its exact facts (names, values, paths, commands) most,
+    then its length in words; a question a little (it says what is asked)."""
+    words = len(_WORD.findall(sentence)) if " " in sentence else len(sentence) // 2
+    return (3.0 * len(facts(sentence)) + min(words, 40) / 8
+            + (1.0 if sentence.endswith(("?", "？")) else 0.0))
+
+
+def top_sentences(text: str, k: int, limit: int, language: str = "en") -> str:
+    """The ``k`` sentences of ``text`` that tell the most, in their order, each cut to
+    ``limit`` characters at most."""
+    found = sentences(text)
+    best = sorted(range(len(found)), key=lambda i: (-_information(found[i]), i))[:k]
+    joiner = "" if language == "zh" else " "
+    return joiner.join(_clip(found[i], limit) for i in sorted(best))

@@ -50,11 +50,11 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
         count: Callable[[str], int]) -> dict[int, int]:
     """Which entries to keep and at which rendering: ``{entry index: variant index}``.
 
-    The critical entries are taken first at their shortest rendering and made fuller up to
-    their middle one; then the others of some priority (:data:`_MINOR`) at their shortest,
-    by priority, while they fit, and every entry taken is made fuller, one step at a time in
-    the order of priority, up to its middle rendering; then the minor entries at their
-    shortest; what is left at the end makes the entries taken fullest."""
+    The critical entries are taken first at their shortest rendering, then the others of
+    some priority (:data:`_MINOR`), by priority, while they fit; every entry taken is made
+    fuller, one step at a time in the order of priority, up to its middle rendering; then
+    the minor entries come in at their shortest; what is left at the end makes the entries
+    taken fullest."""
     ranked = sorted(range(len(entries)),
                     key=lambda k: (not entries[k].critical, -entries[k].priority,
                                    entries[k].order))
@@ -101,7 +101,6 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
                 opened.add(e.section)
 
     add(critical=True)
-    upgrade(partial=True)
     add(critical=False, floor=_MINOR)
     upgrade(partial=True)
     add(critical=False)

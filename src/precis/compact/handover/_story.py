@@ -9,7 +9,7 @@ from functools import cached_property
 
 from precis.analysis import Analysis
 from precis.compact._dates import DateFormatter
-from precis.compact.handover._condense import condense
+from precis.compact.handover._condense import condense, sentences
 from precis.events import (
     Action,
     Failure,
@@ -39,9 +39,9 @@ def clip(text: str, limit: int) -> str:
     return text[:cut].rstrip(" ,;:，；：") + "…"
 
 
-def quote(text: str, limit: int, language: str = "en") -> str:
+def quote(text: str, limit: int, language: str = "en", lead: float = 0.0) -> str:
     """``text`` quoted: whole when short, else condensed (:func:`condense`) to ``limit``."""
-    body = condense(text, limit, language)
+    body = condense(text, limit, language, lead)
     return f"“{body}”" if language == "zh" else f'"{body}"'
 
 
@@ -114,14 +114,32 @@ class Story:
     def index(self) -> dict[str, int]:
         return {f.id: i for i, f in enumerate(self.analysis.segmentation.fragments)}
 
+    @cached_property
+    def boilerplate(self) -> frozenset[str]:
+        """Sentences the user repeats in three or more messages (a signature, a phrase
+        pasted into every message): they say nothing new after the first."""
+        seen: dict[str, set[int]] = {}
+        for r in self.events.requests:
+            for sentence in sentences(r.text):
+                seen.setdefault(sentence, set()).add(r.message)
+        return frozenset(s for s, where in seen.items() if len(where) >= 3)
+
+    def own_words(self, text: str) -> str:
+        """``text`` without the user's boilerplate sentences (itself when it is nothing
+        else)."""
+        if not self.boilerplate:
+            return text
+        kept = [s for s in sentences(text) if s not in self.boilerplate]
+        return (" " if not self.zh else "").join(kept) if kept else text
+
     def chars(self, limit: int) -> int:
         """``limit`` characters of English as characters of this language (a Chinese
         character carries about as much as two English ones, and costs as many tokens as
         four)."""
         return max(12, int(limit * 0.5)) if self.zh else limit
 
-    def quote(self, text: str, limit: int) -> str:
-        return quote(text, self.chars(limit), self.language)
+    def quote(self, text: str, limit: int, lead: float = 0.0) -> str:
+        return quote(text, self.chars(limit), self.language, lead)
 
     def core(self, text: str, limit: int) -> str:
         return condense(text, self.chars(limit), self.language)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from precis.compact._digest import code_stub
 from precis.compact._facts import facts
+from precis.compact.handover._condense import sentences, top_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
@@ -58,23 +59,37 @@ def build_qa(story: Story, key: str) -> list[Entry]:
         recency = 1.0 * (k + 1) / total + min(1.0, weight / 4) + told
         if spoken:
             answer = _answer_text(story, spoken)
-            variants = tuple(dict.fromkeys(
-                [word(lang, "qa", where=story.where(r.message), q=story.core(r.text, qn),
-                      a=story.core(answer, an)) for qn, an in ((320, 420), (200, 200),
-                                                                (120, 90))]
-                + [word(lang, "user_said", where=story.where(r.message),
-                        q=story.core(r.text, n)) for n in (90, 50)]))
-            sources = tuple(dict.fromkeys((*r.fragments[:2], *(
+            sources = tuple(dict.fromkeys((*r.fragments[:1], *(
                 story.analysis.segmentation.fragments[i].id
-                for i in sorted(spoken, key=lambda i: -story.analysis.importance[i].score)[:2]))))
+                for i in sorted(spoken, key=lambda i: -story.analysis.importance[i].score)[:1]))))
         else:
-            variants = tuple(dict.fromkeys(word(lang, "user_said", where=story.where(r.message),
-                                                q=story.core(r.text, n))
-                                           for n in (320, 140, 60)))
-            sources = r.fragments[:2]
+            answer = ""
+            sources = r.fragments[:1]
+        variants = tuple(dict.fromkeys(_variants(story, r, answer)))
         out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
                          critical=k == len(asked) - 1, kind="qa",
                          why="a user message and the core of the answer to it"))
+    return out
+
+
+def _variants(story: Story, r: Request, answer: str) -> list[str]:
+    """A user message's line, fullest first: its telling sentences with the answer's two
+    most telling ones; with the answer's most telling one; then fewer of the message's own
+    sentences with that answer sentence; last the message's most telling sentence alone
+    (whole sentences, not cut mid-way)."""
+    lang = story.language
+    where = story.where(r.message)
+    text = story.own_words(r.text)
+    count = len(sentences(text))
+    cut = story.chars(220)
+    own = [top_sentences(text, k, cut, lang) for k in range(min(count, 4), 0, -1)]
+    if not answer:
+        return [word(lang, "user_said", where=where, q=q) for q in own]
+    best = top_sentences(answer, 1, story.chars(200), lang)
+    out = [word(lang, "qa", where=where, q=own[0],
+                a=top_sentences(answer, 2, story.chars(200), lang))]
+    out.extend(word(lang, "qa", where=where, q=q, a=best) for q in own)
+    out.append(word(lang, "user_said", where=where, q=own[-1]))
     return out
 
 

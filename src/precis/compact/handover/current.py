@@ -75,8 +75,10 @@ def build_current(story: Story, key: str) -> list[Entry]:
         variants = (f"{word(lang, 'last_actions', items=sep.join(phrases))} {tail}".strip(),
                     word(lang, "last_actions", items=sep.join(phrases[-3:])))
         sources = tuple(dict.fromkeys(f for a in doing[-3:] for f in a.call_fragments[:1]))
+        service = story.events.kind == "service"  # its lookups and changes say it already
         if sources:
-            out.append(Entry(key, 0, 9.0, variants, sources, critical=True, kind="current",
+            out.append(Entry(key, 0, 5.0 if service else 9.0, variants, sources,
+                             critical=not service, kind="current",
                              why="the last actions before the summarized part ends"))
     runs = [a for a in acts if a.kind in _RUNS and a.kind not in ("vcs", "tracker")
             and a.status in ("ok", "failed")]
@@ -89,6 +91,17 @@ def build_current(story: Story, key: str) -> list[Entry]:
                          a.fragments[:2], kind="current", why="the last command run"))
     commits = [a for a in acts if a.kind == "commit" and a.status == "ok"]
     uses_vcs = bool(commits) or any(a.kind in ("vcs", "push") for a in acts)
+    if not commits and not uses_vcs:
+        changed = [a for a in acts if a.changes_files and a.status == "ok"]
+        paths = list(dict.fromkeys(p for a in changed for p in a.paths
+                                   if not p.startswith(("/", "~"))))
+        if paths:
+            shown = ", ".join(f"`{p}`" for p in paths[:6]) + (
+                f" (+{len(paths) - 6})" if len(paths) > 6 else "")
+            out.append(Entry(key, 2, 6.0, (word(lang, "no_commit", paths=shown),),
+                             tuple(dict.fromkeys(f for a in changed[-2:]
+                                                 for f in a.call_fragments[:1])),
+                             kind="current", why="files changed and no commit made"))
     if uses_vcs:
         after = commits[-1].index if commits else -1
         paths = list(dict.fromkeys(p for a in acts if a.index > after and a.changes_files

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 from precis.compact.handover._fit import Entry
+from precis.compact.handover.spec import digest_lines
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
-from precis.model import Text
+from precis.model import Text, Thinking
 
 __all__ = ["build_decisions"]
 
@@ -22,7 +23,9 @@ _EXPLAINS = re.compile(
     r"\b(?:because|since|so that|which means|doesn't|does not|don't|can't|cannot|won't|isn't|"
     r"instead|rather than|the (?:issue|problem|cause|fix|reason)|turns out|root cause|"
     r"needs? to|has to|must|only|already|missing|not found|fails?|failed|error|broken|"
-    r"wrong|expects?|requires?|gitignored|conflict)\b|因为|所以|原因|问题|需要|不能|无法|改为",
+    r"wrong|expects?|requires?|gitignored|conflict|warns?|warnings?|reports?|complain\w*|"
+    r"too (?:deep|long|many|complex|high)|violat\w*|unused|undefined|deprecated|stale|"
+    r"timed? ?out|blocked|ignored|flaky|regression)\b|因为|所以|原因|问题|需要|不能|无法|改为",
     re.IGNORECASE)
 _FINDING_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
@@ -30,7 +33,8 @@ _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
 _NARRATION = re.compile(
     r"^\s*(?:(?:ok(?:ay)?|good|great|perfect|excellent|all (?:clean|green|good)|now|first|"
     r"next|then)\b[,.!:]?\s*)*(?:let me|let's|i'll|i will|i need to|i have|i've|i now|"
-    r"i can see|now i|lets|looking at|i see)\b", re.IGNORECASE)
+    r"i can see|now i|lets|looking at|i see|we can use|we'll|we will|now let's|now that)\b",
+    re.IGNORECASE)
 
 
 def build_decisions(story: Story, key: str) -> list[Entry]:
@@ -48,7 +52,7 @@ def build_decisions(story: Story, key: str) -> list[Entry]:
         kind = a.classifications[i].type
         if f.kind not in _SPOKEN or kind not in ("decision", "reasoning") or f.id in superseded:
             continue
-        if f.role not in ("assistant", "user") or len(f.text) < 25 or _NARRATION.match(f.text):
+        if f.role != "assistant" or len(f.text) < 25 or _NARRATION.match(f.text):
             continue
         imp = a.importance[i]
         if imp.level == "LOW":
@@ -67,12 +71,9 @@ def build_decisions(story: Story, key: str) -> list[Entry]:
                          why=f"a {a.classifications[i].type} the {f.role} stated"))
     for act in story.actions:
         if act.kind == "plan" and act.snippet and act.call_fragments:
-            lines = [re.sub(r"^(?:plan|计划)\s*[:：]\s*", "", ln.strip(" #*-"), flags=re.IGNORECASE)
-                     for ln in act.snippet.splitlines() if ln.strip(" #*-")]
-            lines = [ln for ln in lines if ln.lower() not in ("plan", "plan:", "overview")]
-            variants = (word(lang, "plan", text=clip(" / ".join(lines[:6]), 420)),
-                        word(lang, "plan", text=clip(" / ".join(lines[:3]), 160)))
-            out.append(Entry(key, act.message, 5.0, variants, act.call_fragments[:1],
+            variants = tuple(dict.fromkeys(word(lang, "plan", text=digest_lines(act.snippet, n, skip_title=False))
+                                           for n in (1500, 700, 300)))
+            out.append(Entry(key, act.message, 6.0, variants, act.call_fragments[:1],
                              kind="plan", why="the plan the agent presented"))
         elif act.kind == "subagent" and act.call_fragments:
             result = ""
@@ -99,10 +100,13 @@ def _findings(story: Story, key: str) -> list[Entry]:
         if msg.role != "assistant" or conv.messages[m - 1].role != "tool":
             continue
         text = " ".join(p.text for p in msg.parts if isinstance(p, Text)).strip()
-        if not text:
-            continue
+        thought = " ".join(p.text for p in msg.parts if isinstance(p, Thinking)).strip()
         sentences = [x.strip() for x in _FINDING_SENTENCE.split(text) if x.strip()]
-        telling = [x for x in sentences if _EXPLAINS.search(x) and len(x) > 20]
+        telling = [x for x in sentences if _EXPLAINS.search(x) and len(x) > 20
+                   and not _NARRATION.match(x)]
+        if not telling and thought:  # the reasoning block says why when the text does not
+            telling = [x.strip() for x in _FINDING_SENTENCE.split(thought)
+                       if _EXPLAINS.search(x) and len(x.strip()) > 20][:2]
         if not telling:
             continue
         frags = story.text_fragments(m)

@@ -44,36 +44,72 @@ def _fix_text(story: Story, f: Failure) -> str:
 
 
 def build_errors(story: Story, key: str) -> list[Entry]:
+    """One line per failure, or per run of failures of the same attempt that ended in the
+    same success (each with its cause and its own fix, the success said once)."""
     lang = story.language
     out: list[Entry] = []
     total = max(1, len(story.actions))
     found = story.failures
     last_unfixed = next((f.action.index for f in reversed(found) if not f.fixed), None)
+    groups: list[list[Failure]] = []
     for f in found:
-        a = f.action
+        same = groups and f.fixed_by is not None and groups[-1][-1].fixed_by is f.fixed_by
+        if same:
+            groups[-1].append(f)
+        else:
+            groups.append([f])
+    sep = "；" if story.zh else "; "
+    for group in groups:
+        first, last = group[0], group[-1]
+        a = first.action
         what = describe_action(a)
-        cause = clip(f.cause, 170) if f.cause else ""
-        head = word(lang, "failed", what=what, cause=cause) if cause else \
-            word(lang, "failed_plain", what=what)
-        short_head = word(lang, "failed", what=what, cause=clip(f.cause, 70)) if cause else head
-        fix = _fix_text(story, f)
-        sep = "；" if story.zh else "; "
-        said = word(lang, "explained", text=clip(f.explanation, 160)) if f.explanation else ""
-        variants = (sep.join(p for p in (f"{head} {said}".strip(), fix) if p),
-                    sep.join(p for p in (head, fix) if p),
-                    sep.join(p for p in (short_head, fix) if p))
         minor = a.kind in ("read", "search", "fetch", "other") or a.reads_only
-        priority = (2.0 if minor else 5.0) + 1.5 * a.index / total
-        critical = a.index == last_unfixed and not minor and a.index >= total - 15
-        if not f.fixed and not minor:
+        if len(group) == 1:
+            variants = _single(story, first, what)
+        else:
+            steps = [_step(story, f, n) for n, f in enumerate(group, start=1)]
+            head = (f"{what} 失败 {len(group)} 次后通过" if story.zh else
+                    f"{what} failed {len(group)} times before it passed")
+            counts = f" ({last.fixed_by.counts.describe()})" if last.fixed_by and \
+                last.fixed_by.counts else ""
+            variants = tuple(dict.fromkeys((
+                head + counts + ": " + sep.join(s for s, _ in steps),
+                head + counts + ": " + sep.join(s for _, s in steps))))
+        priority = (2.0 if minor else 5.0) + 1.5 * last.action.index / total
+        critical = last.action.index == last_unfixed and not minor and \
+            last.action.index >= total - 15
+        if not last.fixed and not minor:
             priority += 2.0
         sources = tuple(dict.fromkeys(
-            [*a.call_fragments[:1], *a.result_fragments[:1],
-             *(f.fixed_by.call_fragments[:1] if f.fixed_by else ())]))
+            [*a.call_fragments[:1], *(f.action.result_fragments[0] for f in group
+                                      if f.action.result_fragments),
+             *(last.fixed_by.call_fragments[:1] if last.fixed_by else ())]))[:6]
         if not sources:
             continue
-        out.append(Entry(key, a.index, priority, tuple(dict.fromkeys(variants)), sources,
-                         critical=critical, kind="error",
-                         why="a failed " + a.kind + (" and the run that passed after it"
-                                                     if f.fixed else ", not fixed")))
+        out.append(Entry(key, a.index, priority, variants, sources, critical=critical,
+                         kind="error", why="a failed " + a.kind + (
+                             " and the run that passed after it" if last.fixed else ", not fixed")))
     return out
+
+
+def _single(story: Story, f: Failure, what: str) -> tuple[str, ...]:
+    lang = story.language
+    cause = clip(f.cause, 170) if f.cause else ""
+    head = word(lang, "failed", what=what, cause=cause) if cause else \
+        word(lang, "failed_plain", what=what)
+    short_head = word(lang, "failed", what=what, cause=clip(f.cause, 70)) if cause else head
+    fix = _fix_text(story, f)
+    sep = "；" if story.zh else "; "
+    said = word(lang, "explained", text=clip(f.explanation, 160)) if f.explanation else ""
+    return tuple(dict.fromkeys((sep.join(p for p in (f"{head} {said}".strip(), fix) if p),
+                                sep.join(p for p in (head, fix) if p),
+                                sep.join(p for p in (short_head, fix) if p))))
+
+
+def _step(story: Story, f: Failure, n: int) -> tuple[str, str]:
+    """One failure of a run, fullest and shortest: ``(n) cause → what changed``."""
+    paths = list(dict.fromkeys(p for a in f.fix for p in a.paths))
+    changed = (" → " + ", ".join(f"`{p}`" for p in paths[:3])) if paths else ""
+    said = f" ({clip(f.explanation, 110)})" if f.explanation else ""
+    return (f"({n}) {clip(f.cause, 120)}{said}{changed}",
+            f"({n}) {clip(f.cause, 60)}{changed}")

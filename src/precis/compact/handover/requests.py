@@ -7,19 +7,22 @@ from __future__ import annotations
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story
 from precis.compact.handover._words import word
+from precis.compact.handover.errors import describe_action
 from precis.events import Request
 
 __all__ = ["build_requests"]
 
 _FULL, _LONG, _MEDIUM, _SHORT = 700, 320, 150, 70
+_LEAD = 6.0  # a long request says what it is about first (an issue before instructions)
 
 
 _REQUIREMENTS = frozenset({"goal", "constraint", "plan", "todo", "decision"})
 
 
 def _changed_by(story: Story, request: Request) -> int | None:
-    """The later user message that supersedes a requirement of ``request`` (a goal, rule or
-    plan replaced by a newer version of it: the analysis's requirement chains)."""
+    """The later user message of the summarized range that supersedes a requirement of
+    ``request`` (a goal, rule or plan replaced by a newer version of it: the analysis's
+    requirement chains). A change in the recent messages is there for the reader to see."""
     later = story.analysis.consolidation.superseded_by
     frags = story.analysis.segmentation.fragments
     types = story.analysis.classifications
@@ -32,7 +35,7 @@ def _changed_by(story: Story, request: Request) -> int | None:
             newer = later[newer]
         if newer is not None and newer in index:
             f = frags[index[newer]]
-            if f.role == "user" and f.provenance.message > request.message and \
+            if f.role == "user" and request.message < f.provenance.message < story.end and \
                     types[index[newer]].type in _REQUIREMENTS:
                 return f.provenance.message
     return None
@@ -49,8 +52,13 @@ def build_requests(story: Story, key: str) -> list[Entry]:
             continue
         where = story.where(r.message)
         if r.kind == "interrupt":
-            out.append(Entry(key, r.message, 1.0, (word(lang, "interrupted", where=where),),
-                             r.fragments, kind="interrupt", why=f"user interruption, {where}"))
+            stopped = next((a for a in reversed(story.actions) if a.message < r.message
+                            and a.status == "rejected"), None)
+            text = word(lang, "interrupted", where=where)
+            if stopped is not None:
+                text += word(lang, "rejected_call", what=describe_action(stopped, 70))
+            out.append(Entry(key, r.message, 5.0, (text,), r.fragments, kind="interrupt",
+                             why=f"user interruption, {where}"))
             continue
         if r.kind == "reply":
             reply = story.quote(r.text, 120)
@@ -66,7 +74,8 @@ def build_requests(story: Story, key: str) -> list[Entry]:
             suffix += word(lang, "changed_later", where=story.where(changed))
         head = word(lang, "user_at", where=where)
         sep = "：" if story.zh else ": "
-        variants = tuple(f"{head}{sep}{story.quote(r.text, n)}{suffix}"
+        said = story.own_words(r.text)
+        variants = tuple(f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}"
                          for n in (_FULL, _LONG, _MEDIUM, _SHORT))
         variants = tuple(dict.fromkeys(variants))  # a short request reads the same in all
         critical = r.message in (first, last)

@@ -7,11 +7,12 @@ from __future__ import annotations
 import re
 
 from precis.compact._facts import facts
+from precis.compact.handover._condense import sentences, top_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
 
-__all__ = ["build_actions", "build_identifiers", "build_policy"]
+__all__ = ["build_actions", "build_identifiers", "build_policy", "build_replies"]
 
 _STOP = frozenset({"my", "is", "the", "a", "an", "it", "it's", "its", "and", "of", "for", "to",
                    "was", "are", "i", "i'm", "me", "our", "your", "with", "have", "has", "had",
@@ -46,8 +47,10 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
         found += [(m.start(), m.group(0)) for m in _EMAIL.finditer(r.text)]
         found += [(m.start(), m.group(0)) for m in _CODE.finditer(r.text)
                   if m.group(0) not in _SHOUTED and not any(v == m.group(0) for _, v in found)]
+        end = 0
         for start, value in sorted(found):
-            label = _label_before(r.text, start)
+            label = _label_before(r.text[end:start], start - end)
+            end = start + len(value)
             item = f"{label} `{value}`" if label else f"`{value}`"
             if item not in given:
                 given.append(item)
@@ -67,10 +70,10 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
             continue
         what = f"{a.tool}({a.target})" if a.target and len(a.tool + a.target) <= 28 \
             else a.tool
-        variants = (word(lang, "looked_up", what=what, result=clip(a.result, 320)),
-                    word(lang, "looked_up", what=what, result=clip(a.result, 140)),
-                    word(lang, "looked_up", what=what, result=clip(a.result, 60)))
-        out.append(Entry(key, a.index, 6.5 + 1.5 * a.index / total, variants,
+        variants = (word(lang, "looked_up", what=what, result=clip(a.result, 400)),
+                    word(lang, "looked_up", what=what, result=clip(a.result, 220)),
+                    word(lang, "looked_up", what=what, result=clip(a.result, 120)))
+        out.append(Entry(key, a.index, 5.0 + 1.5 * a.index / total, variants,
                          a.fragments[:2], kind="lookup",
                          why="what a lookup tool returned"))
     return out
@@ -85,7 +88,7 @@ def build_actions(story: Story, key: str) -> list[Entry]:
         status = word(lang, {"ok": "status_ok", "failed": "status_failed"}.get(
             a.status, "status_pending_call"))
         what = f"{a.tool}({clip(a.detail, 200)})" if a.detail else a.tool
-        result = f" → {clip(a.result, 200)}" if a.result else ""
+        result = f" → {clip(a.result, 160)}" if a.result else ""
         variants = (word(lang, "changed", what=what, status=status, result=result),
                     word(lang, "changed", what=f"{a.tool}({clip(a.detail, 80)})",
                          status=status, result=""))
@@ -102,7 +105,7 @@ def build_policy(story: Story, key: str) -> list[Entry]:
     for a in story.actions:
         if a.kind == "think" and a.detail and a.call_fragments:
             label = "助手的推理：" if story.zh else "Agent's reasoning: "
-            out.append(Entry(key, a.message, 5.5, (label + story.core(a.detail, 300),
+            out.append(Entry(key, a.message, 3.5, (label + story.core(a.detail, 300),
                                                    label + story.core(a.detail, 120)),
                              a.call_fragments[:1], kind="reasoning",
                              why="what the agent reasoned with its think tool"))
@@ -126,3 +129,26 @@ def build_policy(story: Story, key: str) -> list[Entry]:
                              frags[:1], kind="constraint",
                              why="a rule the agent stated to the user"))
     return out[-8:]
+
+
+def build_replies(story: Story, key: str) -> list[Entry]:
+    """What the agent told the customer: each of its messages (not tool calls) by its most
+    telling sentences (the details it found, the options it offered, what it refused and
+    why), the last one before the recent messages critical."""
+    lang = story.language
+    said = [m for m in range(story.start, story.end)
+            if story.conv.messages[m].role == "assistant" and story.conv.messages[m].text.strip()]
+    out: list[Entry] = []
+    for n, m in enumerate(said):
+        text = story.conv.messages[m].text
+        frags = story.text_fragments(m)
+        if not frags:
+            continue
+        count = len(sentences(text))
+        head = ("助手（" + story.where(m) + "）：") if story.zh else f"Agent ({story.where(m)}): "
+        variants = tuple(dict.fromkeys(head + top_sentences(text, k, story.chars(220), lang)
+                                       for k in range(min(count, 6), 0, -1)))
+        last = n == len(said) - 1
+        out.append(Entry(key, m, 6.0 + 1.5 * (n + 1) / len(said), variants, frags[:3],
+                         critical=last, kind="reply", why="what the agent told the user"))
+    return out

@@ -27,24 +27,31 @@ _HEADING = re.compile(r"^\s*(?:#+\s*(.+)|([A-Z][A-Za-z /-]{2,40}):\s*$|([A-Z][A-
 _META = re.compile(r"^\s*(?:Owner|Created|Updated|Type|Status|Priority|Assignee)\b.*:", re.I)
 
 
-def _spec_lines(text: str) -> list[tuple[float, int, str]]:
-    """(weight, position, line) for the lines of a tracker item's text worth keeping."""
+def _spec_lines(text: str, skip_title: bool = True) -> list[tuple[float, int, str]]:
+    """(weight, position, line) for the lines of a tracker item's text worth keeping (the
+    first line is the item's title, which is shown apart)."""
     out: list[tuple[float, int, str]] = []
     heading = ""
-    for k, raw in enumerate(text.splitlines()[1:], start=1):  # the first line is the title
+    first = 1 if skip_title else 0
+    lead = 0.0  # weight the lines under a rule take from it
+    for k, raw in enumerate(text.splitlines()[first:], start=first):
         line = raw.strip()
         if not line or _META.match(line) or re.match(r"^[↳↑←→]", line):
             continue
         m = _HEADING.match(line)
         if m:
             heading = next(g for g in m.groups() if g)
+            lead = 0.0
+            if _RULE.search(heading):  # "Render button text exactly:" is a rule, not a title
+                out.append((2.5, k, line.lstrip("#").strip()))
+                lead = 1.5
             continue
         if _SKIP_HEADING.search(heading):
             continue
         body = line.lstrip("-*• ").strip()
-        if len(body) < 8:
+        if len(body) < 8 and not lead:
             continue
-        weight = 1.0
+        weight = 1.0 + lead
         if _RULE_HEADING.search(heading):
             weight += 2.0
         if _RULE.search(body):
@@ -52,13 +59,25 @@ def _spec_lines(text: str) -> list[tuple[float, int, str]]:
         if body.startswith(("GIVEN", "Given", "WHEN")):
             weight += 1.0
         out.append((weight, k, body))
+        # a rule that ends with a colon is spelled out by the lines under it
+        if body.endswith((":", "：")) and weight >= 2.5:
+            lead = 1.5
+        elif not raw.startswith((" ", "\t")) and not line.startswith(("-", "*", "•")):
+            lead = 0.0
     return out
 
 
-def _digest(text: str, limit: int) -> str:
+def digest_lines(text: str, limit: int, skip_title: bool = True) -> str:
+    """The lines of a structured text (a tracker item, a plan) worth keeping within
+    ``limit`` characters: rules and acceptance criteria first (see the module docs), in
+    their order, joined by `` · ``."""
+    return _digest(text, limit, skip_title)
+
+
+def _digest(text: str, limit: int, skip_title: bool = True) -> str:
     picked: list[tuple[int, str]] = []
     used = 0
-    for weight, k, line in sorted(_spec_lines(text), key=lambda t: (-t[0], t[1])):
+    for weight, k, line in sorted(_spec_lines(text, skip_title), key=lambda t: (-t[0], t[1])):
         cost = len(line) + 3
         if used + cost > limit:
             continue
@@ -109,7 +128,7 @@ def build_spec(story: Story, key: str) -> list[Entry]:
         if not text.strip():
             continue
         if item.done:
-            priority = 3.0
+            priority = 4.5
         elif item.status == "in_progress":
             priority = 7.5 if "." in item.id else 6.0
         else:

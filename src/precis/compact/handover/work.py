@@ -13,6 +13,7 @@ from precis.compact.handover._words import word
 from precis.compact.handover.errors import describe_action
 from precis.events import Action, TaskItem
 from precis.events._ledger import signature
+from precis.events._shell import classify_command
 
 __all__ = ["build_done", "build_pending", "relevant_items"]
 
@@ -35,6 +36,12 @@ def relevant_items(story: Story) -> list[TaskItem]:
                                                for r in roots)]
 
 
+def _pushes(a: Action) -> bool:
+    """A command line that also pushes (``git commit … && git push``)."""
+    _, simple = classify_command(a.target)
+    return any(w[:2] == ["git", "push"] for w in simple)
+
+
 def _titles(story: Story) -> dict[str, str]:
     _, tracked = story.tasks
     return {t.id: t.text for t in tracked if t.id and t.text}
@@ -52,6 +59,8 @@ def build_done(story: Story, key: str) -> list[Entry]:
         if a.kind == "commit" and a.status == "ok":
             text = (word(lang, "commit", id=a.commit, message=clip(a.result, 140)) if a.commit
                     else word(lang, "commit_noid", message=clip(a.result or a.detail, 140)))
+            if _pushes(a):
+                text += word(lang, "and_pushed")
             out.append(Entry(key, a.index, 6.0 + recency, (text,), a.fragments[:2],
                              kind="done", why="a commit the agent made"))
         elif a.kind == "push" and a.status == "ok":

@@ -36,7 +36,7 @@ _FILE_HEADER = re.compile(r"^\[File: (\S+) \(\d+ lines total\)\]")
 
 _DEFS = re.compile(
     r"^[ \t]*(?:"
-    r"(?:async[ \t]+)?def[ \t]+(?P<py>\w+)"  # Python
+    r"(?:async[ \t]+)?def[ \t]+(?P<py>\w+[?!]?)"  # Python (and Elixir)
     r"|class[ \t]+(?P<cls>\w+)"  # Python, JS, Java, C#
     r"|def(?:p|macro|macrop|guard)?[ \t]+(?P<ex>\w+[?!]?)"  # Elixir
     r"|defmodule[ \t]+(?P<mod>[\w.]+)"

@@ -18,6 +18,9 @@ _SHELLS = frozenset({"Bash", "bash", "execute_bash", "shell", "run_command", "ru
                      "terminal", "exec_command", "local_shell", "run_terminal_cmd",
                      "execute_command", "run_bash", "sh", "container.exec", "shell_command"})
 _FOLLOW_UPS = frozenset({"BashOutput", "TaskOutput"})
+# a tool of another name that takes a command line (``run``, ``exec``, ``run_tests``)
+_COMMAND_ARG = re.compile(r"^(?:run|exec|execute|cmd|command|shell|terminal|console)(?:_\w+)?$",
+                          re.IGNORECASE)
 _BACKGROUND = re.compile(r"running in background with ID: (\w+)")
 
 
@@ -58,7 +61,8 @@ class ShellTools(ToolVocabulary):
     name = "shell"
 
     def read(self, call: Call) -> Draft | None:
-        if call.tool in _SHELLS:
+        if call.tool in _SHELLS or (_COMMAND_ARG.search(call.tool) and isinstance(
+                call.args.get("command", call.args.get("cmd")), (str, list))):
             command = _command_text(call)
             if command.lstrip().startswith("apply_patch"):
                 return None  # the patch vocabulary reads it
