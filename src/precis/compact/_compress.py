@@ -297,6 +297,8 @@ def compress(
     summarized_msgs = {fragments[i].provenance.message for i in builder.range
                        if fragments[i].id in cited}
     older_with_fragments = {fragments[i].provenance.message for i in builder.range}
+    check = builder.check(final, {o for o in origin if o is not None}) \
+        if isinstance(builder, HandoverBuilder) else None
     builder.close()
     timings["total"] = time.perf_counter() - started
     return CompressionResult(
@@ -308,7 +310,7 @@ def compress(
         + sum(1 for i in older if i not in older_with_fragments),
         system_prompt_preserved=bool(system),
         retention=_clean(retention), dropped=dropped, repairs=repairs, timings=timings,
-        **base)  # type: ignore[arg-type]
+        handover=check, **base)  # type: ignore[arg-type]
 
 
 def _clean(retention: Retention) -> Retention:

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from precis.compact.handover.check import HandoverCheck
 from precis.compact.quality import Retention
 from precis.compact.summary import Summary
 from precis.formats.export import to_anthropic, to_openai
@@ -47,7 +48,8 @@ class CompressionResult:
     is valid for the OpenAI and Anthropic APIs. ``origin[i]`` is the index in the input of
     ``messages[i]`` (``None`` for the summary and for messages precis inserted).
     ``dropped`` maps a reason to the ids of fragments that are in neither the summary nor
-    the kept messages.
+    the kept messages. ``handover`` is the handover's check of what matters (every user
+    message in it, current work, next step, exact values verbatim; None for a timeline).
     """
 
     messages: list[Message]
@@ -72,6 +74,7 @@ class CompressionResult:
     input_messages: int = 0
     source: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    handover: HandoverCheck | None = None
 
     @property
     def ratio(self) -> float:
@@ -116,6 +119,8 @@ class CompressionResult:
             "repairs": self.repairs,
             "source": self.source,
         }
+        if self.handover is not None:
+            out["handover"] = self.handover.to_dict()
         if timings:
             out["timings_ms"] = {k: round(v * 1000, 3) for k, v in self.timings.items()}
         return out
@@ -141,6 +146,8 @@ class CompressionResult:
                 f"- retention: exact facts {r.facts_kept}/{r.facts_total} ({r.facts:.0%}), "
                 f"HIGH fragments cited {r.high_kept}/{r.high_total} ({r.high:.0%})"
             )
+        if self.handover:
+            lines.append(f"- handover check: {self.handover.describe()}")
         if self.summary:
             lines += ["", self.summary.render()]
         kept = [m for m, o in zip(self.messages, self.origin) if o is not None]

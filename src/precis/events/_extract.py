@@ -77,20 +77,23 @@ def extract_events(conv: Conversation, fragments: Sequence[Fragment] = ()) -> Se
                          default=-1)
     state: dict[str, object] = {}
     actions: list[Action] = []
-    before = ""  # an assistant message of words only explains the calls of the next one
-    for i, m in enumerate(conv.messages):
+    before: tuple[str, tuple[str, ...]] = ("", ())  # words of a message without calls: they
+    for i, m in enumerate(conv.messages):            # explain the calls of the next one
         if m.role != "assistant":
             continue
-        said = ""
+        said: tuple[str, tuple[str, ...]] = ("", ())
         if not m.tool_calls:
-            before = m.text if m.text.strip() else before
+            if m.text.strip():
+                before = (m.text, tuple(f for p, part in enumerate(m.parts)
+                                        if isinstance(part, Text)
+                                        for f in by_part.get((i, p), ())))
             continue
         if not any(isinstance(p, Text) and p.text.strip() for p in m.parts):
             said = before
-        before = ""
+        before = ("", ())
         for p, part in enumerate(m.parts):
             if isinstance(part, Text) and part.text.strip():
-                said = part.text
+                said = (part.text, tuple(by_part.get((i, p), ())))
                 continue
             if not isinstance(part, ToolCall):
                 continue
@@ -110,12 +113,13 @@ def extract_events(conv: Conversation, fragments: Sequence[Fragment] = ()) -> Se
                 added=draft.added,
                 status=outcome.status, exit_code=outcome.exit_code, result=outcome.result,
                 counts=outcome.counts, commit=outcome.commit,
-                intent=_intent(said) if said else "",
+                intent=_intent(said[0]) if said[0] else "",
+                intent_fragments=said[1] if said[0] else (),
                 result_message=found[0] if found else None,
                 call_fragments=tuple(by_part.get((i, p), ())),
                 result_fragments=tuple(by_part.get((found[0], found[1]), ())) if found else (),
             ))
-            said = ""  # the words before the first call explain it; the next calls share them
+            said = ("", ())  # the words before the first call explain it, not the next calls
     root = _root(conv, [p for a in actions for p in a.paths])
     if root:
         actions = [_relative(a, root) for a in actions]
@@ -125,8 +129,10 @@ def extract_events(conv: Conversation, fragments: Sequence[Fragment] = ()) -> Se
 
 def _relative(action: Action, root: str) -> Action:
     paths = tuple(relative(p, root) for p in action.paths)
+    # a file's path is shown from the project's root (a part of the path as written); a
+    # command, query or id stays verbatim
     target = relative(action.target, root) if action.kind in (
-        "read", "create", "edit", "delete", "move") else action.target.replace(root + "/", "")
+        "read", "create", "edit", "delete", "move") else action.target
     ops = tuple((relative(p, root), k) for p, k in action.file_ops)
     return replace(action, paths=paths, target=target, file_ops=ops)
 

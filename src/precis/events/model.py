@@ -148,6 +148,7 @@ class Action:
     counts: TestCounts | None = None
     commit: str | None = None  # a commit's id
     intent: str = ""  # the assistant's words just before the call (why it was made)
+    intent_fragments: tuple[str, ...] = ()  # the fragments those words are in
     result_message: int | None = None
     call_fragments: tuple[str, ...] = ()
     result_fragments: tuple[str, ...] = ()

@@ -13,12 +13,13 @@ first. A summary precis wrote earlier that lies in the range is carried over lin
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from precis.analysis import Analysis
 from precis.compact._dates import DateFormatter
 from precis.compact.handover._fit import Entry, fit
 from precis.compact.handover._story import Story
+from precis.compact.handover.check import HandoverCheck, check_handover
 from precis.compact.handover.chat import build_background, build_delivered, build_open, build_qa
 from precis.compact.handover.concepts import build_concepts
 from precis.compact.handover.current import build_current, build_next
@@ -40,6 +41,8 @@ from precis.compact.levels import LevelPreset
 from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection
 from precis.compact.templates import Template
 from precis.events import SessionEvents, extract_events
+from precis.events._registry import parse_arguments
+from precis.model import ToolCall
 
 __all__ = ["BUILDERS", "HandoverBuilder"]
 
@@ -69,6 +72,16 @@ BUILDERS: dict[str, Builder] = {
 }
 _CITATION_TAIL = re.compile(r"\s*\[(?:S\d+(?:-S\d+)?(?:, )?)+\]\s*$")
 _BULLET = re.compile(r"^\s*[-*+]\s+")
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return [str(value)] if value is not None else []
 
 
 class HandoverBuilder:
@@ -177,6 +190,26 @@ class HandoverBuilder:
         return Summary(language=self.language, template=self.template.name, short=(),
                        sections=sections, covers=(self.start, self.end - 1),
                        fragments=(first, last), kept=self.kept)
+
+    def check(self, summary: Summary | None, kept: Collection[int]) -> HandoverCheck:
+        """The handover's check (:func:`check_handover`) of ``summary``, with the input
+        messages ``kept`` verbatim."""
+        requests = {r.message: r.fragments for r in self.story.events.requests
+                    if r.kind != "interrupt" and r.fragments}
+        texts = {self.fragments[i].id: self._source_text(i) for i in self.range}
+        last_user = bool(self.conv.messages) and self.conv.messages[-1].role == "user"
+        return check_handover(summary, requests, kept, texts,
+                              expect_next=not (last_user and self.end >= len(self.conv)))
+
+    def _source_text(self, i: int) -> str:
+        """A fragment's text as the check reads it: a tool call as its tool's name and its
+        arguments' values (decoded from JSON)."""
+        f = self.fragments[i]
+        if f.kind == "tool_call":
+            part = self.conv.messages[f.provenance.message].parts[f.provenance.part]
+            if isinstance(part, ToolCall):
+                return "\n".join([part.name, f.text, *_strings(parse_arguments(part.arguments))])
+        return f.text
 
     def high_ids(self) -> list[str]:
         a = self.analysis

@@ -8,7 +8,7 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense", "sentences", "top_sentences"]
+__all__ = ["condense", "join", "sentences", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
 # a sentence ends at . ! ? ; (not the "1." of a numbered list) or at a line break
@@ -21,6 +21,8 @@ _COURTESY = re.compile(
     r"(?:\b|(?<=[\u4e00-\u9fff]))[^.!?。！？]{0,30}[.!?。！？,，]*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _WORDISH = re.compile(r"[^\W_]")
+_LATIN_END = re.compile(r"[A-Za-z0-9_/.)`]$")
+_LATIN_START = re.compile(r"^[A-Za-z0-9_/(`]")
 
 
 def _clip(text: str, limit: int) -> str:
@@ -60,7 +62,7 @@ def condense(text: str, limit: int, language: str = "en", lead: float = 0.0) -> 
                                              + (4.0 if k == content[0] else 0.0)
                                              + (3.0 if sentences[k].endswith(("?", "？"))
                                                 else 0.0)))
-    joiner = "" if language == "zh" else " "
+    joiner = " "  # at most one space between sentences (see join)
     picked: list[int] = []
     used = 0
     for k in scored:
@@ -76,7 +78,20 @@ def condense(text: str, limit: int, language: str = "en", lead: float = 0.0) -> 
         if n and k != picked[n - 1] + 1:
             out.append("…")
         out.append(sentences[k])
-    return joiner.join(out)
+    return join(out, language)
+
+
+def join(pieces: list[str], language: str) -> str:
+    """Sentences joined: by a space in English, and in Chinese where a sentence that ends
+    in Latin text meets one that begins with it (``…/vars`` ``正在…`` stay apart)."""
+    if language != "zh":
+        return " ".join(pieces)
+    out = ""
+    for piece in pieces:
+        if out and (_LATIN_END.search(out) or _LATIN_START.match(piece)):
+            out += " "
+        out += piece
+    return out
 
 
 def _all_sentences(text: str) -> list[str]:
@@ -114,5 +129,4 @@ def top_sentences(text: str, k: int, limit: int, language: str = "en") -> str:
     ``limit`` characters at most."""
     found = sentences(text)
     best = sorted(range(len(found)), key=lambda i: (-_information(found[i]), i))[:k]
-    joiner = "" if language == "zh" else " "
-    return joiner.join(_clip(found[i], limit) for i in sorted(best))
+    return join([_clip(found[i], limit) for i in sorted(best)], language)

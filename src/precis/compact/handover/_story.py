@@ -9,7 +9,7 @@ from functools import cached_property
 
 from precis.analysis import Analysis
 from precis.compact._dates import DateFormatter
-from precis.compact.handover._condense import condense, sentences
+from precis.compact.handover._condense import condense, join, sentences
 from precis.events import (
     Action,
     Failure,
@@ -130,7 +130,7 @@ class Story:
         if not self.boilerplate:
             return text
         kept = [s for s in sentences(text) if s not in self.boilerplate]
-        return (" " if not self.zh else "").join(kept) if kept else text
+        return join(kept, self.language) if kept else text
 
     def chars(self, limit: int) -> int:
         """``limit`` characters of English as characters of this language (a Chinese

@@ -57,15 +57,11 @@ def build_qa(story: Story, key: str) -> list[Entry]:
         weight = max((a.importance[story.index[f]].score for f in r.fragments), default=0.0)
         told = min(2.0, 0.5 * len(facts(r.text)))  # what the user tells (names, values)
         recency = 1.0 * (k + 1) / total + min(1.0, weight / 4) + told
-        if spoken:
-            answer = _answer_text(story, spoken)
-            sources = tuple(dict.fromkeys((*r.fragments[:1], *(
-                story.analysis.segmentation.fragments[i].id
-                for i in sorted(spoken, key=lambda i: -story.analysis.importance[i].score)[:1]))))
-        else:
-            answer = ""
-            sources = r.fragments[:1]
+        answer = _answer_text(story, spoken) if spoken else ""
         variants = tuple(dict.fromkeys(_variants(story, r, answer)))
+        frags = story.analysis.segmentation.fragments
+        shown = [frags[i].id for i in spoken if frags[i].text.strip()[:24] in variants[0]]
+        sources = tuple(dict.fromkeys((*r.fragments, *shown)))
         out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
                          critical=k == len(asked) - 1, kind="qa",
                          why="a user message and the core of the answer to it"))
@@ -144,7 +140,7 @@ def build_delivered(story: Story, key: str) -> list[Entry]:
         sep = "、" if story.zh else ", "
         variants = tuple(dict.fromkeys((label + sep.join(commands[:16]),
                                         label + sep.join(commands[-6:]))))
-        out.append(Entry(key, 0, 6.5, variants, tuple(dict.fromkeys(cites))[:6],
+        out.append(Entry(key, 0, 6.5, variants, tuple(dict.fromkeys(cites)),
                          kind="code", why="commands the assistant wrote in its answers"))
     return out
 

@@ -77,6 +77,7 @@ def build_concepts(story: Story, key: str) -> list[Entry]:
                         else prog
                     tools[label] += 1
             if a.kind == "install":
+                cite_stack.extend(a.call_fragments[:1])
                 for words in simple:
                     installed.extend(w for w in words[2:] if not w.startswith("-")
                                      and re.fullmatch(r"[\w@./-]{2,40}", w))
@@ -89,7 +90,7 @@ def build_concepts(story: Story, key: str) -> list[Entry]:
     sep = "、" if story.zh else ", "
     if items and cite_stack:
         out.append(Entry(key, 0, 5.0, (word(lang, "stack", items=sep.join(items)),),
-                         tuple(dict.fromkeys(cite_stack[:4])), kind="concept",
+                         tuple(dict.fromkeys(cite_stack)), kind="concept",
                          why="languages of the files worked on, manifests, packages installed"))
     if tools and cite_stack:
         named = [t for t, _ in tools.most_common(10)]

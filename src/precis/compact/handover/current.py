@@ -11,7 +11,7 @@ from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
 from precis.compact.handover.errors import describe_action
-from precis.compact.handover.work import relevant_items
+from precis.compact.handover.work import item_sources, relevant_items
 from precis.events import Action
 from precis.events._shell import classify_command
 from precis.model import Text
@@ -74,7 +74,9 @@ def build_current(story: Story, key: str) -> list[Entry]:
         tail = word(lang, "explained", text=clip(intent, 160)) if intent else ""
         variants = (f"{word(lang, 'last_actions', items=sep.join(phrases))} {tail}".strip(),
                     word(lang, "last_actions", items=sep.join(phrases[-3:])))
-        sources = tuple(dict.fromkeys(f for a in doing[-3:] for f in a.call_fragments[:1]))
+        sources = tuple(dict.fromkeys(f for a in doing for f in (
+            *a.call_fragments,
+            *(a.result_fragments[:1] if a.changes_files or a.kind == "commit" else ()))))
         service = story.events.kind == "service"  # its lookups and changes say it already
         if sources:
             out.append(Entry(key, 0, 5.0 if service else 9.0, variants, sources,
@@ -88,7 +90,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
             f" → {a.result}" if a.status == "failed" and a.result else
             (" → ok" if a.counts is None and a.status == "ok" else ""))
         out.append(Entry(key, 1, 7.0, (word(lang, "last_result", text=clip(result, 220)),),
-                         a.fragments[:2], kind="current", why="the last command run"))
+                         a.fragments, kind="current", why="the last command run"))
     commits = [a for a in acts if a.kind == "commit" and a.status == "ok"]
     uses_vcs = bool(commits) or any(a.kind in ("vcs", "push") for a in acts)
     if not commits and not uses_vcs:
@@ -98,9 +100,10 @@ def build_current(story: Story, key: str) -> list[Entry]:
         if paths:
             shown = ", ".join(f"`{p}`" for p in paths[:6]) + (
                 f" (+{len(paths) - 6})" if len(paths) > 6 else "")
+            last_change = {p: a for a in changed for p in a.paths}
             out.append(Entry(key, 2, 6.0, (word(lang, "no_commit", paths=shown),),
-                             tuple(dict.fromkeys(f for a in changed[-2:]
-                                                 for f in a.call_fragments[:1])),
+                             tuple(dict.fromkeys(f for p in paths[:6]
+                                                 for f in last_change[p].call_fragments[:1])),
                              kind="current", why="files changed and no commit made"))
     if uses_vcs:
         after = commits[-1].index if commits else -1
@@ -113,8 +116,10 @@ def build_current(story: Story, key: str) -> list[Entry]:
             text = word(lang, "uncommitted", commit=commits[-1].commit or "?", paths=shown) \
                 if commits else word(lang, "uncommitted_none", paths=shown)
             changed = [a for a in acts if a.index > after and a.changes_files]
-            out.append(Entry(key, 2, 8.0, (text,), tuple(dict.fromkeys(
-                f for a in changed[-2:] for f in a.call_fragments[:1])), critical=True,
+            last_change = {p: a for a in changed for p in a.paths}
+            commit_cite = commits[-1].fragments if commits else ()
+            out.append(Entry(key, 2, 8.0, (text,), tuple(dict.fromkeys((*commit_cite, *(
+                f for p in paths[:8] for f in last_change[p].fragments)))), critical=True,
                 kind="current", why="files changed after the last commit"))
     m, text = _last_text(story)
     if text:
@@ -123,7 +128,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
             variants = (word(lang, "last_said", text=story.quote(text, 600)),
                         word(lang, "last_said", text=story.quote(text, 300)),
                         word(lang, "last_said", text=story.quote(text, 120)))
-            out.append(Entry(key, 3, 6.5, variants, frags[-3:], kind="current",
+            out.append(Entry(key, 3, 6.5, variants, frags, kind="current",
                              why="what the assistant wrote last"))
     return out
 
@@ -139,9 +144,9 @@ def _short_command(a: Action) -> str:
     return " ".join(kept[:3]) or a.tool
 
 
-def _workflow(story: Story) -> list[str]:
+def _workflow(story: Story) -> list[Action]:
     """The commands run between claiming a tracker item and closing it, for the last item
-    closed (how earlier items were finished)."""
+    closed (how earlier items were finished), each kind of step once."""
     acts = story.actions
     closes = [a for a in acts if a.kind == "tracker" and any(s == "closed" for _, s in a.task_ops)]
     if not closes:
@@ -149,13 +154,13 @@ def _workflow(story: Story) -> list[str]:
     close = closes[-1]
     start = max((a.index for a in acts if a.index < close.index and (a.changes_files or any(
         s == "in_progress" for _, s in a.task_ops))), default=close.index)
-    steps: list[str] = []
+    steps: dict[str, Action] = {}
     for a in acts:
         if start < a.index <= close.index + 3 and a.kind in ("test", "lint", "build", "commit",
                                                             "push", "tracker") \
                 and a.status == "ok" and not a.reads_only:
-            steps.append(f"`{_short_command(a)}`")
-    return list(dict.fromkeys(steps))
+            steps.setdefault(_short_command(a), a)
+    return list(steps.values())
 
 
 def build_next(story: Story, key: str) -> list[Entry]:
@@ -168,22 +173,26 @@ def build_next(story: Story, key: str) -> list[Entry]:
                    "." in (t.id or "")] or [t for t in todos if t.status == "in_progress"]
     pending = [t for t in items if t.status == "open" and "." in (t.id or "")] or \
         [t for t in todos if t.status == "pending"]
-    src = next((a.call_fragments[:1] for a in reversed(acts)
-                if a.kind in ("tracker", "todo") and a.call_fragments), ())
-    if in_progress and src:
+    cites = item_sources(story)
+    if in_progress and cites.get(in_progress[-1].id or in_progress[-1].text):
         t = in_progress[-1]
+        src = cites[t.id or t.text]
         task = f"{t.id} ({clip(t.text, 100)})" if t.id else clip(t.text, 120)
         steps = _workflow(story)
         text = word(lang, "next_task", task=task)
         if steps:
             text += ("；此前的条目以此收尾：" if story.zh else
-                     "; earlier items were finished with: ") + ", ".join(steps)
-        out.append(Entry(key, 0, 9.0, (text, word(lang, "next_task", task=task)), src,
+                     "; earlier items were finished with: ") + ", ".join(
+                f"`{_short_command(a)}`" for a in steps)
+        step_cites = tuple(f for a in steps for f in a.call_fragments)
+        out.append(Entry(key, 0, 9.0, (text, word(lang, "next_task", task=task)),
+                         tuple(dict.fromkeys((*src, *step_cites))),
                          critical=True, kind="next", why="the task in progress"))
-    if pending and src:
+    if pending and cites.get(pending[0].id or pending[0].text):
         t = pending[0]
         task = f"{t.id} ({clip(t.text, 100)})" if t.id else clip(t.text, 120)
-        out.append(Entry(key, 1, 7.5, (word(lang, "next_open", task=task),), src,
+        out.append(Entry(key, 1, 7.5, (word(lang, "next_open", task=task),),
+                         cites[t.id or t.text],
                          kind="next", why="the next open task"))
     m, text = _last_text(story)
     if text:
@@ -196,7 +205,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
             if frags:
                 out.append(Entry(key, 2, 8.0 if not in_progress else 6.0,
                                  (word(lang, "next_intent", text=story.quote(intent, 200)),),
-                                 frags[-2:], critical=not in_progress, kind="next",
+                                 frags, critical=not in_progress, kind="next",
                                  why="the assistant's last stated intent"))
         if text.rstrip().endswith(("?", "？")):
             frags = story.text_fragments(m)
@@ -204,7 +213,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
             if frags:
                 out.append(Entry(key, 3, 8.5, (word(lang, "awaiting",
                                                     text=story.quote(question, 220)),),
-                                 frags[-1:], critical=True, kind="next",
+                                 frags, critical=True, kind="next",
                                  why="the assistant's last words ask the user"))
     latest = [r for r in story.requests if r.kind in ("request", "reply")]
     if latest and not story.later_requests:
@@ -212,6 +221,5 @@ def build_next(story: Story, key: str) -> list[Entry]:
         if r.fragments:
             out.append(Entry(key, 4, 5.0, (word(lang, "next_request",
                                                 text=story.quote(r.text, 240)),),
-                             r.fragments[:2], kind="next",
-                             why="the user's latest instruction"))
+                             r.fragments, kind="next", why="the user's latest instruction"))
     return out

@@ -85,7 +85,7 @@ def build_decisions(story: Story, key: str) -> list[Entry]:
             variants = (word(lang, "subagent", task=task) + result,
                         word(lang, "subagent", task=task))
             out.append(Entry(key, act.message, 4.0, tuple(dict.fromkeys(variants)),
-                             act.fragments[:2], kind="subagent",
+                             act.fragments, kind="subagent",
                              why="a task handed to a sub-agent and its report"))
     return out
 
@@ -117,7 +117,7 @@ def _findings(story: Story, key: str) -> list[Entry]:
         variants = tuple(dict.fromkeys((story.core(body, 300), story.core(body, 130))))
         priority = 4.0 + 1.5 * (m - story.start) / max(1, story.end - story.start) + (
             1.0 if after_failure else 0.0)
-        found.append(Entry(key, m, priority, variants, frags[:3], kind="finding",
+        found.append(Entry(key, m, priority, variants, frags, kind="finding",
                            why="what the assistant concluded from a tool's result"))
     found.sort(key=lambda e: -e.priority)
     return found[:_MAX_FINDINGS]

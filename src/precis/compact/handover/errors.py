@@ -81,9 +81,9 @@ def build_errors(story: Story, key: str) -> list[Entry]:
         if not last.fixed and not minor:
             priority += 2.0
         sources = tuple(dict.fromkeys(
-            [*a.call_fragments[:1], *(f.action.result_fragments[0] for f in group
-                                      if f.action.result_fragments),
-             *(last.fixed_by.call_fragments[:1] if last.fixed_by else ())]))[:6]
+            [*a.call_fragments[:1], *(r for f in group for r in f.action.result_fragments[:8]),
+             *(f.fix[-1].call_fragments[0] for f in group if f.fix and f.fix[-1].call_fragments),
+             *(last.fixed_by.fragments if last.fixed_by else ())]))
         if not sources:
             continue
         out.append(Entry(key, a.index, priority, variants, sources, critical=critical,

@@ -65,6 +65,8 @@ def build_files(story: Story, key: str) -> list[Entry]:
         a.status != "failed" for a in r.actions if a.changes_files)]
     total = max(1, len(story.actions))
     request_text = " ".join(r.text for r in story.requests)
+    commits = [a.index for a in story.actions if a.kind == "commit" and a.status == "ok"]
+    since = commits[-1] if commits else -1  # the work since the last commit is in progress
     for rec in changed:
         changes = [a for a in rec.actions if a.changes_files and a.status != "failed"]
         names: list[str] = []
@@ -82,8 +84,9 @@ def build_files(story: Story, key: str) -> list[Entry]:
         added: list[str] = []
         for a in reversed(changes):  # the latest change's lines first
             added.extend(x for x in a.added if x not in added)
+        current = bool(changes) and changes[-1].index > since
         adds = ("新增：" if story.zh else "adds: ") + "; ".join(
-            f"`{x}`" for x in added[:6]) if added else ""
+            f"`{x}`" for x in added[:14 if current else 6]) if added else ""
         adds_short = ("新增：" if story.zh else "adds: ") + "; ".join(
             f"`{x}`" for x in added[:2]) if added else ""
         variants = [sep.join(p for p in (head, defines, why, adds) if p),
@@ -94,10 +97,12 @@ def build_files(story: Story, key: str) -> list[Entry]:
         priority = 6.0 + 0.3 * min(len(changes), 5) + 2.0 * last / total
         if rec.path.rsplit("/", 1)[-1] in request_text:
             priority += 1.0
+        if current:
+            priority += 1.0
         if rec.path.startswith(("/", "~")):  # outside the project (a harness's plan file)
             priority -= 3.0
-        sources = tuple(dict.fromkeys(
-            f for a in (changes[:1] + changes[-1:]) for f in a.call_fragments[:1]))
+        sources = tuple(dict.fromkeys(f for a in changes[-12:]
+                                      for f in (*a.intent_fragments, *a.fragments)))
         if not sources:
             continue
         out.append(Entry(key, changes[0].index if changes else 0, priority,

@@ -42,7 +42,7 @@ def build_runs(story: Story, key: str) -> list[Entry]:
         what = describe_action(a, 100)
         variants = tuple(dict.fromkeys((f"{what} → {printed}" if printed else what,
                                         describe_action(a, 50))))
-        sources = tuple(dict.fromkeys((*a.call_fragments[:1], *a.result_fragments[:1])))
+        sources = a.fragments
         if sources:
             out.append(Entry(key, a.index, 3.5 + 1.5 * a.index / total, variants, sources,
                              kind="run", why="a command the agent ran and what it printed"))

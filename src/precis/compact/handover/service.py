@@ -54,11 +54,11 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
             item = f"{label} `{value}`" if label else f"`{value}`"
             if item not in given:
                 given.append(item)
-                cites.extend(r.fragments[:1])
+                cites.extend(r.fragments)
     if given:
         sep = "；" if story.zh else "; "
         out.append(Entry(key, -1, 8.0, (word(lang, "user_gave", items=sep.join(given[:12])),),
-                         tuple(dict.fromkeys(cites))[:4], critical=True, kind="identifier",
+                         tuple(dict.fromkeys(cites)), critical=True, kind="identifier",
                          why="identifiers and values the user gave"))
     seen: dict[tuple[str, str], int] = {}
     lookups = [a for a in story.actions if a.kind == "lookup" and a.status == "ok" and a.result]
@@ -74,7 +74,7 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
                     word(lang, "looked_up", what=what, result=clip(a.result, 220)),
                     word(lang, "looked_up", what=what, result=clip(a.result, 120)))
         out.append(Entry(key, a.index, 5.0 + 1.5 * a.index / total, variants,
-                         a.fragments[:2], kind="lookup",
+                         a.fragments, kind="lookup",
                          why="what a lookup tool returned"))
     return out
 
@@ -92,7 +92,7 @@ def build_actions(story: Story, key: str) -> list[Entry]:
         variants = (word(lang, "changed", what=what, status=status, result=result),
                     word(lang, "changed", what=f"{a.tool}({clip(a.detail, 80)})",
                          status=status, result=""))
-        out.append(Entry(key, a.index, 8.5, tuple(dict.fromkeys(variants)), a.fragments[:2],
+        out.append(Entry(key, a.index, 8.5, tuple(dict.fromkeys(variants)), a.fragments,
                          critical=True, kind="action", why="a change the agent made with a tool"))
     return out
 
@@ -149,6 +149,6 @@ def build_replies(story: Story, key: str) -> list[Entry]:
         variants = tuple(dict.fromkeys(head + top_sentences(text, k, story.chars(220), lang)
                                        for k in range(min(count, 6), 0, -1)))
         last = n == len(said) - 1
-        out.append(Entry(key, m, 6.0 + 1.5 * (n + 1) / len(said), variants, frags[:3],
+        out.append(Entry(key, m, 6.0 + 1.5 * (n + 1) / len(said), variants, frags,
                          critical=last, kind="reply", why="what the agent told the user"))
     return out

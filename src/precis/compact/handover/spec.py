@@ -136,7 +136,7 @@ def build_spec(story: Story, key: str) -> list[Entry]:
         title = clip(item.text, 90)
         variants = tuple(dict.fromkeys(
             f"{item.id} ({title}): {_digest(text, n)}".rstrip(": ") for n in (1400, 700, 320)))
-        sources = a.result_fragments[:2] or a.call_fragments[:1]
+        sources = a.result_fragments or a.call_fragments[:1]
         if sources:
             out.append(Entry(key, k, priority, variants, sources, kind="spec",
                              why=f"what the tracker says {item.id} must do"))

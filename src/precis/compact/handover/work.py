@@ -36,6 +36,25 @@ def relevant_items(story: Story) -> list[TaskItem]:
                                                for r in roots)]
 
 
+def item_sources(story: Story) -> dict[str, tuple[str, ...]]:
+    """Tracker item or todo text -> the fragments that say it: the output that listed the
+    item last (its title) and the command that changed its status last."""
+    listed: dict[str, tuple[str, ...]] = {}
+    changed: dict[str, tuple[str, ...]] = {}
+    for a in story.actions:
+        if a.kind == "tracker":
+            for t in a.tasks:
+                if t.id:
+                    listed[t.id] = a.result_fragments
+            for ident, _ in a.task_ops:
+                changed[ident] = a.call_fragments[:1]
+        elif a.kind == "todo":
+            for t in a.tasks:
+                listed[t.text] = a.call_fragments
+    return {k: tuple(dict.fromkeys((*listed.get(k, ()), *changed.get(k, ()))))
+            for k in {*listed, *changed}}
+
+
 def _pushes(a: Action) -> bool:
     """A command line that also pushes (``git commit … && git push``)."""
     _, simple = classify_command(a.target)
@@ -61,7 +80,7 @@ def build_done(story: Story, key: str) -> list[Entry]:
                     else word(lang, "commit_noid", message=clip(a.result or a.detail, 140)))
             if _pushes(a):
                 text += word(lang, "and_pushed")
-            out.append(Entry(key, a.index, 6.0 + recency, (text,), a.fragments[:2],
+            out.append(Entry(key, a.index, 6.0 + recency, (text,), a.fragments,
                              kind="done", why="a commit the agent made"))
         elif a.kind == "push" and a.status == "ok":
             out.append(Entry(key, a.index, 3.5 + recency,
@@ -75,7 +94,9 @@ def build_done(story: Story, key: str) -> list[Entry]:
                 title = titles.get(ident, "")
                 text = word(lang, "closed", id=ident, title=clip(title, 110)) if title else \
                     word(lang, "closed_noid", title=ident)
-                out.append(Entry(key, a.index, 6.0 + recency, (text,), a.call_fragments[:1],
+                said = item_sources(story).get(ident, ())
+                out.append(Entry(key, a.index, 6.0 + recency, (text,),
+                                 tuple(dict.fromkeys((*a.call_fragments[:1], *said))),
                                  kind="done", why="an item the agent closed in the tracker"))
         elif a.kind == "test" and a.status in ("ok", "failed") and a.counts is not None:
             last_test[signature(a)] = a
@@ -85,7 +106,7 @@ def build_done(story: Story, key: str) -> list[Entry]:
         text = word(lang, "tests_passed", what=describe_action(a, 80),
                     counts=a.counts.describe() if a.counts else "")
         out.append(Entry(key, a.index, 4.5 + 1.5 * a.index / total, (text,),
-                         a.fragments[:2], kind="done", why="the last run of these tests"))
+                         a.fragments, kind="done", why="the last run of these tests"))
     todos, _ = story.tasks
     done = [t for t in todos if t.done]
     todo_action = next((a for a in reversed(story.actions) if a.kind == "todo" and a.tasks),
@@ -117,21 +138,13 @@ def build_pending(story: Story, key: str) -> list[Entry]:
                              todo_action.call_fragments[:1],
                              critical=t.status == "in_progress", kind="pending",
                              why="an item of the last todo list that is not done"))
-    where: dict[str, Action] = {}
-    for a in story.actions:
-        if a.kind == "tracker":
-            for t in a.tasks:
-                if t.id:
-                    where[t.id] = a
-            for ident, _ in a.task_ops:
-                where[ident] = a
+    cites = item_sources(story)
     for k, t in enumerate(relevant_items(story)):
-        if t.done or not t.id or t.id not in where:
+        if t.done or not t.id or not cites.get(t.id):
             continue
         status = word(lang, "status_in_progress" if t.status == "in_progress"
                       else "status_open")
-        a = where[t.id]
-        sources = a.call_fragments[:1] or a.result_fragments[:1]
+        sources = cites[t.id]
         out.append(Entry(key, 1e6 + k, 8.0 if t.status == "in_progress" else 6.5,
                          (word(lang, "tracked_open", status=status, id=t.id,
                                title=clip(t.text, 140)),), sources,

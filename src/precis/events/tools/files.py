@@ -85,7 +85,7 @@ _COMMENT = re.compile(r"^\s*(?:#|//|--|;|%|/\*|\*)")
 _TRIVIAL = re.compile(r"^\s*(?:[{}()\[\];,]+|end|else|\*/|/\*|#|//|--|<!--|-->)?\s*$")
 
 
-def key_lines(old: str, new: str, path: str = "", limit: int = 8) -> tuple[str, ...]:
+def key_lines(old: str, new: str, path: str = "", limit: int = 16) -> tuple[str, ...]:
     """The telling lines ``new`` adds to ``old``: definitions, test names, settings and
     declarations first, then other code; each stripped, at most ``limit``."""
     before = {line.strip() for line in old.splitlines()}
