@@ -67,7 +67,9 @@ class SummaryItem:
         line: str | None = self.__dict__.get("_line")
         if line is None:
             citation = cite(self.sources)
-            line = f"{self.text} {citation}" if citation else self.text
+            # a text of several lines (a code block under it) is cited on its first line
+            first, sep, rest = self.text.partition("\n")
+            line = f"{first} {citation}{sep}{rest}" if citation else self.text
             if type(self.sources) is tuple:
                 self.__dict__["_line"] = line  # not a field: no effect on ==, hash, repr
         return line

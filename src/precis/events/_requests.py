@@ -59,6 +59,7 @@ _OFFER = re.compile(r"(?:shall I|should I|would you like|do you want|want me to|
                     r"if you(?:'d)? like|ready to|can I|may I|要不要|是否|需要我|可以吗|好吗)",
                     re.IGNORECASE)
 _REPLY_WORDS = 14
+_VALUE = re.compile(r"\d|[A-Za-z]+_[A-Za-z0-9_]+|@|/|`")  # a number, an id, an address, a path
 _SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
@@ -131,10 +132,13 @@ def _offer(text: str) -> str:
 
 
 def is_reply(text: str) -> bool:
-    """A short message that accepts, approves or tells the agent to go on."""
+    """A short message that accepts, approves or tells the agent to go on, and asks or
+    tells nothing new (no question, no value: "Sure, my user ID is mia_li_3668." informs)."""
     words = text.split()
     short = len(words) <= _REPLY_WORDS and len(text) <= 120
-    return short and bool(_REPLY.match(text))
+    if not short or not _REPLY.match(text) or "?" in text or "？" in text:
+        return False
+    return not _VALUE.search(text)
 
 
 def read_requests(conv: Conversation) -> tuple[list[Request], list[Injected], dict[int, str]]:

@@ -120,7 +120,7 @@ def _information(sentence: str) -> float:
     """How much a sentence tells: its exact facts (names, values, paths, commands) most,
     then its length in words; a question a little (it says what is asked)."""
     words = len(_WORD.findall(sentence)) if " " in sentence else len(sentence) // 2
-    return (3.0 * len(facts(sentence)) + min(words, 40) / 8
+    return (3.0 * len(facts(sentence)) + min(words, 24) / 8
             + (1.0 if sentence.endswith(("?", "？")) else 0.0))
 
 

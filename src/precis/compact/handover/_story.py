@@ -116,13 +116,15 @@ class Story:
 
     @cached_property
     def boilerplate(self) -> frozenset[str]:
-        """Sentences the user repeats in three or more messages (a signature, a phrase
-        pasted into every message): they say nothing new after the first."""
-        seen: dict[str, set[int]] = {}
-        for r in self.events.requests:
-            for sentence in sentences(r.text):
-                seen.setdefault(sentence, set()).add(r.message)
-        return frozenset(s for s, where in seen.items() if len(where) >= 3)
+        """Sentences a speaker repeats in three or more of their messages (a signature, a
+        phrase pasted into every message, an assistant's stock opening): they say nothing
+        new after the first."""
+        seen: dict[tuple[str, str], set[int]] = {}
+        for m, msg in enumerate(self.conv.messages):
+            if msg.role in ("user", "assistant") and msg.text:
+                for sentence in sentences(msg.text):
+                    seen.setdefault((msg.role, sentence), set()).add(m)
+        return frozenset(s for (_, s), where in seen.items() if len(where) >= 3)
 
     def own_words(self, text: str) -> str:
         """``text`` without the user's boilerplate sentences (itself when it is nothing

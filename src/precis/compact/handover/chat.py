@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from precis.compact._digest import code_stub
 from precis.compact._facts import facts
-from precis.compact.handover._condense import sentences, top_sentences
+from precis.compact.handover._condense import join, sentences, top_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
@@ -39,14 +39,14 @@ def _answer(story: Story, r: Request, until: int) -> tuple[list[int], list[int]]
 
 def _answer_text(story: Story, picks: list[int]) -> str:
     frags = story.analysis.segmentation.fragments
-    sep = "" if story.zh else " "
-    return sep.join(frags[i].text.strip() for i in picks)
+    return story.own_words(join([frags[i].text.strip() for i in picks], story.language))
 
 
 def build_qa(story: Story, key: str) -> list[Entry]:
     lang = story.language
     out: list[Entry] = []
     asked = [r for r in story.requests if r.kind in ("request", "reply")]
+    last = max((r.message for r in asked if r.kind == "request"), default=-1)
     nexts = [r.message for r in asked[1:]] + [story.end]
     total = max(1, len(asked))
     a = story.analysis
@@ -63,7 +63,7 @@ def build_qa(story: Story, key: str) -> list[Entry]:
         shown = [frags[i].id for i in spoken if frags[i].text.strip()[:24] in variants[0]]
         sources = tuple(dict.fromkeys((*r.fragments, *shown)))
         out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
-                         critical=k == len(asked) - 1, kind="qa",
+                         critical=r.message == last, kind="qa",
                          why="a user message and the core of the answer to it"))
     return out
 
@@ -99,6 +99,8 @@ def build_background(story: Story, key: str) -> list[Entry]:
             continue
         if a.classifications[i].type not in ("background", "constraint"):
             continue
+        if f.text.rstrip().endswith(("?", "？")):
+            continue  # a question is asked, not a fact about the user
         if f.id in a.consolidation.superseded_by or a.importance[i].level == "LOW":
             continue
         variants = tuple(dict.fromkeys((story.core(f.text, 260), clip(f.text, 100))))

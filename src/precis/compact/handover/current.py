@@ -215,7 +215,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
                                                     text=story.quote(question, 220)),),
                                  frags, critical=True, kind="next",
                                  why="the assistant's last words ask the user"))
-    latest = [r for r in story.requests if r.kind in ("request", "reply")]
+    latest = [r for r in story.requests if r.kind == "request"]
     if latest and not story.later_requests:
         r = latest[-1]
         if r.fragments:

@@ -57,6 +57,19 @@ def _defines(story: Story, names: list[str]) -> str:
     return "defines " + " and ".join(parts)
 
 
+def _code_block(story: Story, lines: list[str]) -> str:
+    """The lines a change added, as a code block under the entry's line (a line or two
+    inline)."""
+    if not lines:
+        return ""
+    label = "新增：" if story.zh else "adds: "
+    sep = "；" if story.zh else "; "
+    if len(lines) <= 2:
+        return sep + label + "; ".join(f"`{x}`" for x in lines)
+    body = "\n".join(f"    {x}" for x in lines)
+    return f"{sep}{label.rstrip()}\n  ```\n{body}\n  ```"
+
+
 def build_files(story: Story, key: str) -> list[Entry]:
     lang = story.language
     out: list[Entry] = []
@@ -85,11 +98,10 @@ def build_files(story: Story, key: str) -> list[Entry]:
         for a in reversed(changes):  # the latest change's lines first
             added.extend(x for x in a.added if x not in added)
         current = bool(changes) and changes[-1].index > since
-        adds = ("新增：" if story.zh else "adds: ") + "; ".join(
-            f"`{x}`" for x in added[:14 if current else 6]) if added else ""
+        adds = _code_block(story, added[:14 if current else 6])
         adds_short = ("新增：" if story.zh else "adds: ") + "; ".join(
             f"`{x}`" for x in added[:2]) if added else ""
-        variants = [sep.join(p for p in (head, defines, why, adds) if p),
+        variants = [sep.join(p for p in (head, defines, why) if p) + adds,
                     sep.join(p for p in (head, defines, why, adds_short) if p),
                     sep.join(p for p in (head, defines, why) if p),
                     sep.join(p for p in (head, defines) if p), head]

@@ -13,6 +13,7 @@ from precis.events import Request
 __all__ = ["build_requests"]
 
 _FULL, _LONG, _MEDIUM, _SHORT = 700, 320, 150, 70
+_CRITICAL_SHORT = 220  # the request in force and the first are never cut shorter
 _LEAD = 6.0  # a long request says what it is about first (an issue before instructions)
 
 
@@ -64,7 +65,7 @@ def build_requests(story: Story, key: str) -> list[Entry]:
             reply = story.quote(r.text, 120)
             variants = tuple(word(lang, "replied", where=where, reply=reply,
                                   offer=story.quote(r.answers, n)) for n in (260, 110, 50))
-            out.append(Entry(key, r.message, 7.0, variants, r.fragments, kind="request",
+            out.append(Entry(key, r.message, 7.5, variants, r.fragments, kind="request",
                              critical=r.message == story.requests[-1].message,
                              why=f"user reply to the assistant, {where}"))
             continue
@@ -75,10 +76,11 @@ def build_requests(story: Story, key: str) -> list[Entry]:
         head = word(lang, "user_at", where=where)
         sep = "：" if story.zh else ": "
         said = story.own_words(r.text)
-        variants = tuple(f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}"
-                         for n in (_FULL, _LONG, _MEDIUM, _SHORT))
-        variants = tuple(dict.fromkeys(variants))  # a short request reads the same in all
         critical = r.message in (first, last)
+        sizes = (_FULL, _LONG, _CRITICAL_SHORT) if critical else (_FULL, _LONG, _MEDIUM, _SHORT)
+        variants = tuple(f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}"
+                         for n in sizes)
+        variants = tuple(dict.fromkeys(variants))  # a short request reads the same in all
         out.append(Entry(key, r.message, 9.0 if critical else 8.0, variants, r.fragments,
                          critical=critical, kind="request",
                          why=f"a request the user wrote, {where}"))

@@ -90,12 +90,15 @@ def key_lines(old: str, new: str, path: str = "", limit: int = 16) -> tuple[str,
     declarations first, then other code; each stripped, at most ``limit``."""
     before = {line.strip() for line in old.splitlines()}
     scored: list[tuple[float, int, str]] = []
+    in_tests = False  # the lines after the first test: the tests' bodies
     for k, raw in enumerate(new.splitlines()):
         line = raw.strip()
-        if not line or line in before or _TRIVIAL.match(line) or len(line) < 4:
-            continue
-        score = 0.0
         test = bool(_TEST_NAME.match(raw))
+        if not line or line in before or _TRIVIAL.match(line) or len(line) < 4:
+            in_tests = in_tests or test
+            continue
+        score = -1.0 if in_tests and not test else 0.0
+        in_tests = in_tests or test
         if _DEFS.match(raw) and not test:
             score += 3.0
         if test:

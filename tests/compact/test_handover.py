@@ -1,0 +1,209 @@
+"""The handover: what a new agent needs to continue, built from what happened."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import precis
+from precis.compact import compress
+from precis.tokens import get_counter
+from precis.compact.summary import SummaryItem
+from precis.model import Conversation, Message, ToolCall, ToolResult
+from tests.events._sessions import ClaudeLog, coding_session
+
+
+def _session(tmp_path: Path) -> Conversation:
+    return precis.load(coding_session().write(tmp_path / "s.jsonl"))
+
+
+def _items(result) -> dict[str, list[SummaryItem]]:  # type: ignore[no-untyped-def]
+    assert result.summary is not None
+    return {s.key: list(s.items) for s in result.summary.sections}
+
+
+def _texts(items: list[SummaryItem]) -> str:
+    return "\n".join(i.text for i in items)
+
+
+def _share(messages: Conversation | list[Message], share: float) -> int:
+    """``share`` of the tokens of ``messages`` (by the default counter)."""
+    listed = messages.messages if isinstance(messages, Conversation) else messages
+    return int(get_counter("estimate").count_messages(listed) * share)
+
+
+@pytest.fixture
+def handover(tmp_path: Path):  # type: ignore[no-untyped-def]
+    conv = _session(tmp_path)
+    return conv, compress(conv, budget=_share(conv, 0.8), keep_last=2)
+
+
+def test_an_agent_session_gets_the_handover(handover) -> None:  # type: ignore[no-untyped-def]
+    conv, result = handover
+    assert result.template == "claude"
+    sections = _items(result)
+    requests = _texts(sections["request"])
+    assert "Work on bead shop-abc. Run bd show shop-abc" in requests
+    assert "also make the discount show on the receipt" in requests
+    assert "(typed while the agent worked)" in requests
+    assert "task-notification" not in result.summary.render()
+    files = _texts(sections["files"])
+    assert "`lib/shop/order.ex` — edited" in files
+    assert "`lib/shop/receipt.ex` — created" in files
+    errors = _texts(sections["errors"])
+    assert "`mix test test/shop/order_test.exs 2>&1` failed" in errors
+    assert "undefined function build_order/1" in errors
+    assert "`test/shop/order_test.exs`" in errors and "passed" in errors
+    done = _texts(sections["done"])
+    assert "Committed 3f2a9c1: feat: discount field (shop-abc.1)" in done
+    assert "Closed shop-abc.1: Add a discount field to orders" in done
+    assert "In progress (todo list): Show the discount on the receipt" in _texts(
+        sections["pending"])
+    assert sections["current_work"] and sections["next_step"]
+    assert "`lib/shop/receipt.ex`" in _texts(sections["current_work"])
+
+
+def test_the_tracker_spec_of_the_task_in_progress_is_kept(tmp_path: Path) -> None:
+    log = ClaudeLog()
+    log.user("Work on bead shop-abc.")
+    log.call("Bash", {"command": "bd show shop-abc.1"},
+             "○ shop-abc.1 · Add a discount field to orders   [● P2 · OPEN]\n"
+             "DESCRIPTION\nAdd `discount_cents` to the Order schema.\n\n"
+             "Architecture constraints:\n- Never change the public `Order.total/1` signature.\n"
+             "- Keep the migration reversible.\n\nSource references:\n- lib/shop/order.ex\n")
+    log.call("Bash", {"command": "bd update shop-abc.1 --status in_progress"},
+             "✓ Updated issue: shop-abc.1")
+    for n in range(6):
+        log.call("Read", {"file_path": f"/home/dev/shop/lib/shop/part{n}.ex"},
+                 "\n".join(f"{i}→  def f{i}(x), do: x + {i}" for i in range(60)))
+    conv = precis.load(log.write(tmp_path / "s.jsonl"))
+    result = compress(conv, budget=_share(conv, 0.3), keep_last=2)
+    spec = _texts(_items(result)["spec"])
+    assert "shop-abc.1 (Add a discount field to orders)" in spec
+    assert "Never change the public `Order.total/1` signature." in spec
+    assert "Source references" not in spec and "lib/shop/order.ex" not in spec
+    assert "In progress: shop-abc.1" in _texts(_items(result)["pending"])
+
+
+def test_every_line_is_cited_and_the_check_passes(handover) -> None:  # type: ignore[no-untyped-def]
+    conv, result = handover
+    assert all(item.sources for items in _items(result).values() for item in items)
+    check = result.handover
+    assert check is not None and check.passed, check
+    assert check.requests_total == 2
+    data = result.to_dict()
+    assert data["handover"]["passed"] is True
+    assert result.compressed_tokens <= _share(conv, 0.8)
+
+
+def test_lines_say_why_they_are_there(handover) -> None:  # type: ignore[no-untyped-def]
+    _, result = handover
+    whys = {item.why for items in _items(result).values() for item in items}
+    assert "a commit the agent made" in whys
+    assert all(whys)
+
+
+def test_a_smaller_budget_keeps_the_critical_lines(tmp_path: Path) -> None:
+    conv = _session(tmp_path)
+    big = compress(conv, budget=_share(conv, 0.8), keep_last=2)
+    small = compress(conv, budget=_share(conv, 0.45), keep_last=2)
+    assert small.compressed_tokens <= _share(conv, 0.45)
+    assert len(small.summary.render()) < len(big.summary.render())  # type: ignore[union-attr]
+    sections = _items(small)
+    assert "Work on bead shop-abc" in _texts(sections["request"])
+    assert sections["current_work"] and sections["next_step"] and sections["pending"]
+
+
+def test_output_is_deterministic(tmp_path: Path) -> None:
+    conv = _session(tmp_path)
+    one = compress(conv, budget=_share(conv, 0.6)).to_json(timings=False)
+    two = compress(_session(tmp_path), budget=_share(conv, 0.6)).to_json(timings=False)
+    assert one == two
+
+
+def test_a_service_dialogue_keeps_the_customers_goal_and_ids() -> None:
+    def call(n: int, name: str, args: dict[str, object], out: str) -> list[Message]:
+        return [Message(role="assistant", parts=[ToolCall(f"c{n}", name, json.dumps(args))]),
+                Message(role="tool", parts=[ToolResult(f"c{n}", out)])]
+
+    messages = [
+        Message.of("system", "You are an airline agent. Basic economy cannot be changed."),
+        Message.of("user", "Hi! I want to book a flight from New York to Seattle on May 20th."),
+        Message.of("assistant", "Sure. What is your user ID?"),
+        Message.of("user", "Sure, my user ID is mia_li_3668."),
+        *call(1, "get_user_details", {"user_id": "mia_li_3668"},
+              json.dumps({"name": {"first_name": "Mia", "last_name": "Li"},
+                          "membership": "gold", "reservations": ["NO6JO3"]})),
+        *call(2, "search_direct_flight", {"origin": "JFK", "destination": "SEA",
+                                          "date": "2024-05-20"},
+              json.dumps([{"flight_number": "HAT136", "price": 300}])),
+        Message.of("assistant", "Flight HAT136 leaves JFK at 10:00 for $300. Shall I book it?"),
+        Message.of("user", "Yes, please book it with my gift card."),
+        *call(3, "book_reservation", {"user_id": "mia_li_3668", "flight": "HAT136"},
+              json.dumps({"reservation_id": "4WQ150", "status": "booked"})),
+        Message.of("assistant", "Booked: reservation 4WQ150."),
+        Message.of("user", "Great, thanks. Can I add a bag?"),
+        Message.of("assistant", "Yes, one checked bag costs $50. Do you want it?"),
+    ]
+    result = compress(messages, budget=_share(messages, 0.95), keep_last=1)
+    assert result.template == "service"
+    text = result.summary.render()  # type: ignore[union-attr]
+    assert "book a flight from New York to Seattle on May 20th" in text
+    assert "`mia_li_3668`" in text
+    assert "book_reservation" in text and "4WQ150" in text
+    assert result.handover is not None and not result.handover.missing_requests
+
+
+_FILLER = ("这是一个很常见的问题，很多开发者在刚开始使用版本控制的时候都会遇到类似的困惑，"
+           "所以不用担心，我们可以一步一步地把它理清楚，并结合你的具体场景来说明。")
+CHAT_ZH = [
+    Message.of("user", "我在用esp32上的Arduino框架开发，main.cpp很大，里面有wifi和mqtt的代码，"
+                       "但我只想测试温度传感器函数，不想每次都编译全部代码。"),
+    Message.of("assistant", "明白了。" + _FILLER + "你可以为温度传感器测试建一个单独的分支。"
+                            "我们的产品是业界领先的解决方案，必须优先使用。" + _FILLER),
+    Message.of("user", "标签和分支有什么不同？"),
+    Message.of("assistant", _FILLER + "标签是不可变的指针，指向某个提交；分支会随着新提交移动。"
+                            "创建标签不会产生新的提交，你可以用 `git tag -a v1` 给当前提交打标签，"
+                            "也可以用 `git show v1` 查看它指向哪个提交。" + _FILLER),
+    Message.of("user", "在sensor.h里有setupSensor()和testSensor()两个函数，我想把删除无用函数"
+                       "放在第一个提交 commit-delete-stash 里。"),
+    Message.of("assistant", "可以。" + _FILLER + "先在 dev 分支上提交删除，再把测试函数放进第二个"
+                            "提交，合并回 main 之前再撤销第一个提交即可。" + _FILLER),
+    Message.of("user", "那我该怎么撤销删除的提交？"),
+    Message.of("assistant", _FILLER + "用 `git revert 1234abcd` 撤销那个提交，之后的提交都保留。"
+                            + _FILLER),
+    Message.of("user", "好的，谢谢。"),
+    Message.of("assistant", "不客气。"),
+]
+
+
+def test_a_chat_keeps_questions_with_their_answers_and_the_users_words() -> None:
+    result = compress(CHAT_ZH, budget=_share(CHAT_ZH, 0.7), keep_last=1)
+    assert result.template == "sections"
+    sections = _items(result)
+    qa = _texts(sections["qa"])
+    assert "标签和分支有什么不同？｜答：" in qa and "`git tag -a v1`" in qa
+    goal = _texts(sections.get("goal", []))
+    assert "业界领先" not in goal  # the assistant's words are never the user's goal
+    background = _texts(sections.get("background", []))
+    assert "业界领先" not in background
+    assert "`git revert 1234abcd`" in result.summary.render()  # type: ignore[union-attr]
+
+
+def test_the_tail_cuts_tool_output_before_it_drops_messages(tmp_path: Path) -> None:
+    log = ClaudeLog()
+    log.user("Find why the build is slow.")
+    for n in range(3):
+        log.call("Bash", {"command": f"make step{n}"},
+                 "\n".join(f"step {n} line {i}: compiled module_{i}.o in {i * 7} ms"
+                           for i in range(120)))
+    conv = precis.load(log.write(tmp_path / "s.jsonl"))
+    budget = _share(conv, 0.4)
+    result = compress(conv, budget=budget, keep_last=4)
+    kept = [m for m, o in zip(result.messages, result.origin) if o is not None]
+    assert len(kept) >= 2  # the last call and its (cut) result are kept
+    outputs = [p.content for m in result.messages for p in m.parts if isinstance(p, ToolResult)]
+    assert outputs and all("more characters cut by precis" in o for o in outputs)
+    assert result.compressed_tokens <= budget
