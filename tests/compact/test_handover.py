@@ -57,8 +57,8 @@ def test_an_agent_session_gets_the_handover(handover) -> None:  # type: ignore[n
     assert "undefined function build_order/1" in errors
     assert "`test/shop/order_test.exs`" in errors and "passed" in errors
     done = _texts(sections["done"])
-    assert "Committed 3f2a9c1: feat: discount field (shop-abc.1)" in done
-    assert "Closed shop-abc.1: Add a discount field to orders" in done
+    # the commit names the item it closed: one line says both
+    assert "Committed 3f2a9c1: feat: discount field (shop-abc.1); closed shop-abc.1" in done
     assert "In progress (todo list): Show the discount on the receipt" in _texts(
         sections["pending"])
     assert sections["current_work"] and sections["next_step"]

@@ -23,7 +23,7 @@ from precis.events import (
 )
 from precis.model import Conversation
 
-__all__ = ["Story", "clip", "output_of", "quote"]
+__all__ = ["Story", "clip", "output_of", "plain", "quote"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -37,6 +37,20 @@ def clip(text: str, limit: int) -> str:
     if cut < limit * 0.6:
         cut = limit - 1
     return text[:cut].rstrip(" ,;:，；：") + "…"
+
+
+_NARRATION = re.compile(
+    r"^(?:(?:ok(?:ay)?|good|great|perfect|now|first|next|then|also|finally)[,.!:]?\s+)*"
+    r"(?:let me|let's|i'll|i will|i need to|i'm going to|we'll|we need to)\s+(?:also\s+)?",
+    re.IGNORECASE)
+
+
+def plain(text: str) -> str:
+    """An assistant's words without the narration they open with ("Now let me update
+    X" -> "update X")."""
+    text = _SPACE.sub(" ", text).strip()
+    cut = _NARRATION.sub("", text)
+    return cut[:1].upper() + cut[1:] if cut and cut != text else text
 
 
 def quote(text: str, limit: int, language: str = "en", lead: float = 0.0) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from precis.compact.handover._fit import Entry
-from precis.compact.handover._story import Story, clip
+from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
 from precis.compact.handover.errors import describe_action
 from precis.compact.handover.work import item_sources, relevant_items
@@ -70,7 +70,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
     if doing:
         sep = "；" if story.zh else "; "
         phrases = list(dict.fromkeys(action_phrase(a, story.zh) for a in doing))
-        intent = next((a.intent for a in reversed(doing) if a.intent), "")
+        intent = plain(next((a.intent for a in reversed(doing) if a.intent), ""))
         tail = word(lang, "explained", text=clip(intent, 160)) if intent else ""
         variants = (f"{word(lang, 'last_actions', items=sep.join(phrases))} {tail}".strip(),
                     word(lang, "last_actions", items=sep.join(phrases[-3:])))

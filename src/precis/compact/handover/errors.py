@@ -6,7 +6,7 @@ command passed."""
 from __future__ import annotations
 
 from precis.compact.handover._fit import Entry
-from precis.compact.handover._story import Story, clip
+from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
 from precis.events import Action, Failure
 
@@ -100,7 +100,8 @@ def _single(story: Story, f: Failure, what: str) -> tuple[str, ...]:
     short_head = word(lang, "failed", what=what, cause=clip(f.cause, 70)) if cause else head
     fix = _fix_text(story, f)
     sep = "；" if story.zh else "; "
-    said = word(lang, "explained", text=clip(f.explanation, 160)) if f.explanation else ""
+    said = word(lang, "explained", text=clip(plain(f.explanation), 160)) if f.explanation \
+        else ""
     return tuple(dict.fromkeys((sep.join(p for p in (f"{head} {said}".strip(), fix) if p),
                                 sep.join(p for p in (head, fix) if p),
                                 sep.join(p for p in (short_head, fix) if p))))
@@ -110,6 +111,6 @@ def _step(story: Story, f: Failure, n: int) -> tuple[str, str]:
     """One failure of a run, fullest and shortest: ``(n) cause → what changed``."""
     paths = list(dict.fromkeys(p for a in f.fix for p in a.paths))
     changed = (" → " + ", ".join(f"`{p}`" for p in paths[:3])) if paths else ""
-    said = f" ({clip(f.explanation, 110)})" if f.explanation else ""
+    said = f" ({clip(plain(f.explanation), 110)})" if f.explanation else ""
     return (f"({n}) {clip(f.cause, 120)}{said}{changed}",
             f"({n}) {clip(f.cause, 60)}{changed}")

@@ -5,7 +5,7 @@ naming the files only read."""
 from __future__ import annotations
 
 from precis.compact.handover._fit import Entry
-from precis.compact.handover._story import Story, clip
+from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
 from precis.events import FileRecord
 
@@ -86,7 +86,7 @@ def build_files(story: Story, key: str) -> list[Entry]:
         for a in changes:
             names.extend(n for n in a.names if n not in names and not n.startswith("test")
                          and n != "tests")
-        intents = list(dict.fromkeys(a.intent for a in changes if a.intent))
+        intents = list(dict.fromkeys(x for x in (plain(a.intent) for a in changes) if x))
         what = _what(story, rec)
         head = f"`{rec.path}` — {what}"
         sep = "；" if story.zh else "; "
@@ -94,6 +94,8 @@ def build_files(story: Story, key: str) -> list[Entry]:
         whys = [clip(t, 150) for t in (intents[:1] + intents[-1:] if len(intents) > 1
                                        else intents)]
         why = word(lang, "why", text=" / ".join(dict.fromkeys(whys))) if whys else ""
+        all_whys = [clip(t, 150) for t in intents[:5]]
+        why_all = word(lang, "why", text=" / ".join(all_whys)) if all_whys else ""
         added: list[str] = []
         for a in reversed(changes):  # the latest change's lines first
             added.extend(x for x in a.added if x not in added)
@@ -101,7 +103,7 @@ def build_files(story: Story, key: str) -> list[Entry]:
         adds = _code_block(story, added[:14 if current else 6])
         adds_short = ("新增：" if story.zh else "adds: ") + "; ".join(
             f"`{x}`" for x in added[:2]) if added else ""
-        variants = [sep.join(p for p in (head, defines, why) if p) + adds,
+        variants = [sep.join(p for p in (head, defines, why_all) if p) + adds,
                     sep.join(p for p in (head, defines, why, adds_short) if p),
                     sep.join(p for p in (head, defines, why) if p),
                     sep.join(p for p in (head, defines) if p), head]

@@ -134,8 +134,9 @@ def build_spec(story: Story, key: str) -> list[Entry]:
         else:
             priority = 6.5 if "." in item.id else 6.0
         title = clip(item.text, 90)
+        sizes = (700, 320, 160) if item.done else (1400, 700, 320)  # a done item matters less
         variants = tuple(dict.fromkeys(
-            f"{item.id} ({title}): {_digest(text, n)}".rstrip(": ") for n in (1400, 700, 320)))
+            f"{item.id} ({title}): {_digest(text, n)}".rstrip(": ") for n in sizes))
         sources = a.result_fragments or a.call_fragments[:1]
         if sources:
             out.append(Entry(key, k, priority, variants, sources, kind="spec",

@@ -73,6 +73,8 @@ def build_done(story: Story, key: str) -> list[Entry]:
     titles = _titles(story)
     closed_seen: set[str] = set()
     last_test: dict[tuple[str, ...], Action] = {}
+    closes = {ident: a for a in story.actions if a.kind == "tracker" and a.status == "ok"
+              for ident, status in a.task_ops if status == "closed"}
     for a in story.actions:
         recency = 1.5 * a.index / total
         if a.kind == "commit" and a.status == "ok":
@@ -80,7 +82,16 @@ def build_done(story: Story, key: str) -> list[Entry]:
                     else word(lang, "commit_noid", message=clip(a.result or a.detail, 140)))
             if _pushes(a):
                 text += word(lang, "and_pushed")
-            out.append(Entry(key, a.index, 6.0 + recency, (text,), a.fragments,
+            sources = a.fragments
+            # the item the commit names and that was closed: said once, on this line
+            named = [i for i in closes if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])",
+                                                    a.result or a.target)]
+            if named:
+                closed_seen.update(named)
+                text += ("；已关闭 " if story.zh else "; closed ") + ", ".join(named)
+                sources = tuple(dict.fromkeys((*sources, *(f for i in named
+                                                           for f in closes[i].call_fragments[:1]))))
+            out.append(Entry(key, a.index, 6.0 + recency, (text,), sources,
                              kind="done", why="a commit the agent made"))
         elif a.kind == "push" and a.status == "ok":
             out.append(Entry(key, a.index, 3.5 + recency,
@@ -88,8 +99,10 @@ def build_done(story: Story, key: str) -> list[Entry]:
                              a.call_fragments[:1], kind="done", why="a push that succeeded"))
         elif a.kind == "tracker" and a.status == "ok":
             for ident, status in a.task_ops:
-                if status != "closed" or ident in closed_seen:
-                    continue
+                if status != "closed" or ident in closed_seen or any(
+                        c.kind == "commit" and c.status == "ok" and ident in (c.result or c.target)
+                        for c in story.actions if c.index > a.index):
+                    continue  # a commit naming it says it
                 closed_seen.add(ident)
                 title = titles.get(ident, "")
                 text = word(lang, "closed", id=ident, title=clip(title, 110)) if title else \
