@@ -59,7 +59,7 @@ from typing import Any
 
 from precis._settings import settings_table
 from precis.analysis._chains import ChainItem, chain_item, link_versions, topic_label
-from precis.analysis._entities import Entities, compatible, entities, numbers_of
+from precis.analysis._entities import Entities, compatible, entities, numbers, numbers_of
 from precis.analysis._minhash import BandIndex
 from precis.analysis._phrases import (
     CHANGE_HINT,
@@ -673,6 +673,25 @@ def find_chains(
 # -- everything ------------------------------------------------------------------------------
 
 
+_ECHO_CHARS = 160
+
+
+def _echoes(fragments: Sequence[Fragment], older: int, newer: int,
+            superseded: dict[str, str]) -> None:
+    """A short reply of the other speaker that repeats a value the newer version changed
+    ("OK, 31 days it is." after "the limit must be 31 days", before "... 92 days
+    instead") is superseded with it: it holds only as long as the old version did."""
+    stale = numbers(fragments[older].text) - numbers(fragments[newer].text)
+    if not stale:
+        return
+    speaker = fragments[older].role
+    for i in range(older + 1, newer):
+        f = fragments[i]
+        if (f.role != speaker and f.id not in superseded and len(f.text) <= _ECHO_CHARS
+                and stale & numbers(f.text)):
+            superseded[f.id] = fragments[newer].id
+
+
 def consolidate(
     fragments: Sequence[Fragment],
     types: Sequence[str],
@@ -704,6 +723,7 @@ def consolidate(
             for i in group_of.get(older, [older]):
                 if i < newer:
                     superseded[fragments[i].id] = fragments[newer].id
+            _echoes(fragments, older, newer, superseded)
     return Consolidation(
         duplicates=duplicates,
         chains=chains,

@@ -19,7 +19,8 @@ from precis.analysis import Analysis
 from precis.compact._dates import DateFormatter
 from precis.compact.handover._fit import Entry, fit
 from precis.compact.handover._story import Story
-from precis.compact.handover.check import HandoverCheck, check_handover
+from precis.compact._facts import exact_facts
+from precis.compact.handover.check import HandoverCheck, check_handover, own_words_out
 from precis.compact.handover.chat import build_background, build_delivered, build_open, build_qa
 from precis.compact.handover.concepts import build_concepts
 from precis.compact.handover.current import build_current, build_next
@@ -133,6 +134,38 @@ class HandoverBuilder:
                                     else build_types(self.story, spec.key, spec.types))
         folded = analysis.consolidation.folded
         self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
+        self._index = {f.id: i for i, f in enumerate(frags)}
+        self._sources: dict[str, str] = {}
+        for entry in self.entries:
+            entry.narrow = self._narrow
+
+    def _source(self, fid: str) -> str:
+        text = self._sources.get(fid)
+        if text is None:
+            i = self._index.get(fid)
+            text = self._sources[fid] = self._source_text(i) if i is not None else ""
+        return text
+
+    def _narrow(self, text: str, sources: tuple[str, ...]) -> tuple[str, ...]:
+        """Of ``sources``, the ones a line of ``text`` needs: the first, the fragments it
+        quotes, and for each exact value it shows one fragment that holds it."""
+        if len(sources) <= 2:
+            return sources
+        keep = {sources[0]}
+        for fid in sources:
+            head = " ".join(self._source(fid).split())[:40]
+            if len(head) >= 12 and head in text:
+                keep.add(fid)
+        values = {f.text.rstrip("…") for f in exact_facts(own_words_out(text))} - {""}
+        held = " ".join(self._source(f) for f in keep)
+        for fid in sources:
+            missing = {v for v in values if v not in held}
+            if not missing:
+                break
+            if fid not in keep and any(v in self._source(fid) for v in missing):
+                keep.add(fid)
+                held += " " + self._source(fid)
+        return tuple(f for f in sources if f in keep)
 
     def _prior_entries(self) -> list[Entry]:
         """The lines of an earlier precis summary in the range, under the section whose

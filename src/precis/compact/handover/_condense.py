@@ -8,11 +8,11 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense", "join", "sentences", "top_sentences"]
+__all__ = ["condense", "join", "sentences", "split_sentences", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
 # a sentence ends at . ! ? ; (not the "1." of a numbered list) or at a line break
-_SENTENCE = re.compile(r"(?<=[^\d\s][.!?;])\s+(?=\S)|(?<=[。！？；])")
+_SENTENCE = re.compile(r"(?<=[^\d\s.][.!?;])\s+(?=\S)|(?<=[。！？；])")
 _LINE = re.compile(r"\s*\n\s*")
 _COURTESY = re.compile(
     r"^(?:hi|hello|hey|thanks?|thank you|sure|great|perfect|ok(?:ay)?|of course|certainly|"
@@ -92,6 +92,12 @@ def join(pieces: list[str], language: str) -> str:
             out += " "
         out += piece
     return out
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text``'s sentences: each line of a list is one at least; a sentence ends at
+    . ! ? ; (not after a number, as in "1.", nor in an ellipsis) or at 。！？；."""
+    return _all_sentences(text)
 
 
 def _all_sentences(text: str) -> list[str]:

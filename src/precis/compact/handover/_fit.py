@@ -35,14 +35,26 @@ class Entry:
     critical: bool = False
     kind: str | None = None
     why: str = ""
+    # the sources a rendering cites (of ``sources``, those that say what it shows); set by
+    # the builder, all of ``sources`` when None
+    narrow: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None
+
+    def cited(self, variant: int) -> tuple[str, ...]:
+        if self.narrow is None:
+            return self.sources
+        memo: dict[int, tuple[str, ...]] = self.__dict__.setdefault("_cited", {})
+        if variant not in memo:
+            memo[variant] = self.narrow(self.variants[variant], self.sources)
+        return memo[variant]
 
     def line(self, variant: int) -> str:
-        citation = cite(self.sources) if self.sources else ""
+        sources = self.cited(variant)
+        citation = cite(sources) if sources else ""
         text = self.variants[variant]
         return f"- {text} {citation}" if citation else f"- {text}"
 
     def item(self, variant: int) -> SummaryItem:
-        return SummaryItem(text=self.variants[variant], sources=tuple(self.sources),
+        return SummaryItem(text=self.variants[variant], sources=self.cited(variant),
                            type=self.kind, why=self.why or None)
 
 

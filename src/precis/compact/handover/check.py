@@ -14,7 +14,7 @@ from typing import Any
 from precis.compact._facts import exact_facts
 from precis.compact.summary import Summary
 
-__all__ = ["HandoverCheck", "check_handover"]
+__all__ = ["HandoverCheck", "check_handover", "own_words_out"]
 
 _SHOWN = 20
 # the numbers precis writes itself: "msg 12", "消息 12", "(+3)", "edited 3x", "(2)" steps,
@@ -22,6 +22,11 @@ _SHOWN = 20
 _OWN_WORDS = re.compile(r"\bmsg \d+|消息 \d+|\(\+\d+\)|\b\d+x\b|\(\d+\)|\b\d+ (?:tests|passed|failed|"
                         r"errors|skipped|lines|rows|times|results|files)\b|\b\d+ of \d+\b|"
                         r"\d+ 行|修改 \d+ 次|失败 \d+ 次")
+
+
+def own_words_out(text: str) -> str:
+    """``text`` without the numbers precis writes itself (message numbers, counts)."""
+    return _OWN_WORDS.sub(" ", text)
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,7 @@ def check_handover(summary: Summary | None, requests: dict[int, tuple[str, ...]]
     unverified: list[str] = []
     for item in items:
         source = "\n".join(fragment_text.get(s, "") for s in item.sources)
-        for fact in {f.text for f in exact_facts(_OWN_WORDS.sub(" ", item.text))}:
+        for fact in {f.text for f in exact_facts(own_words_out(item.text))}:
             fact = fact.rstrip("…")
             if not fact:
                 continue

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from precis.compact.handover._condense import split_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
@@ -22,7 +23,6 @@ _LAST = 6
 _INTENT = re.compile(r"\b(?:let me|let's|now i'll|i'll|i will|i need to|next,? i|next step|"
                      r"now (?:add|update|run|fix|write|create|implement|check)|then i)\b|"
                      r"接下来|下一步|我将|我会|然后", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _RUNS = ("command", "test", "build", "lint", "install", "commit", "push", "vcs", "tracker")
 
 
@@ -196,7 +196,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
                          kind="next", why="the next open task"))
     m, text = _last_text(story)
     if text:
-        sentences = [s for s in _SENTENCE.split(text) if s.strip()]
+        sentences = split_sentences(text)
         intent = next((s for s in reversed(sentences) if _INTENT.search(s)), "")
         after = [a for a in acts if a.message >= m]
         if intent and (not after or any(a.status in ("pending", "failed") for a in after)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from precis.compact.handover._condense import split_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover.spec import digest_lines
 from precis.compact.handover._story import Story, clip
@@ -27,7 +28,6 @@ _EXPLAINS = re.compile(
     r"too (?:deep|long|many|complex|high)|violat\w*|unused|undefined|deprecated|stale|"
     r"timed? ?out|blocked|ignored|flaky|regression)\b|因为|所以|原因|问题|需要|不能|无法|改为",
     re.IGNORECASE)
-_FINDING_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 _SPOKEN = frozenset({"sentence", "paragraph", "list_item", "heading"})
 # the assistant saying what it does next or how it feels about it: narration, not a decision
 _NARRATION = re.compile(
@@ -101,12 +101,12 @@ def _findings(story: Story, key: str) -> list[Entry]:
             continue
         text = " ".join(p.text for p in msg.parts if isinstance(p, Text)).strip()
         thought = " ".join(p.text for p in msg.parts if isinstance(p, Thinking)).strip()
-        sentences = [x.strip() for x in _FINDING_SENTENCE.split(text) if x.strip()]
+        sentences = split_sentences(text)
         telling = [x for x in sentences if _EXPLAINS.search(x) and len(x) > 20
                    and not _NARRATION.match(x)]
         if not telling and thought:  # the reasoning block says why when the text does not
-            telling = [x.strip() for x in _FINDING_SENTENCE.split(thought)
-                       if _EXPLAINS.search(x) and len(x.strip()) > 20][:2]
+            telling = [x for x in split_sentences(thought)
+                       if _EXPLAINS.search(x) and len(x) > 20][:2]
         if not telling:
             continue
         frags = story.text_fragments(m)

@@ -56,9 +56,11 @@ def build_requests(story: Story, key: str) -> list[Entry]:
             stopped = next((a for a in reversed(story.actions) if a.message < r.message
                             and a.status == "rejected"), None)
             text = word(lang, "interrupted", where=where)
+            sources = r.fragments
             if stopped is not None:
                 text += word(lang, "rejected_call", what=describe_action(stopped, 70))
-            out.append(Entry(key, r.message, 5.0, (text,), r.fragments, kind="interrupt",
+                sources = (*r.fragments, *stopped.call_fragments)
+            out.append(Entry(key, r.message, 5.0, (text,), sources, kind="interrupt",
                              why=f"user interruption, {where}"))
             continue
         if r.kind == "reply":

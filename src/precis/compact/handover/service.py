@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from precis.compact._facts import facts
-from precis.compact.handover._condense import sentences, top_sentences
+from precis.compact.handover._condense import sentences, split_sentences, top_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
@@ -27,7 +27,6 @@ _RULE = re.compile(r"\b(?:cannot|can't|can not|unable to|not (?:able|allowed|pos
                    r"permitted|eligible|refundable)|only (?:be|if|when|allowed)|must|policy|"
                    r"required|non-refundable|no longer)\b|不能|无法|只能|必须|不允许|不可",
                    re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+|\n+")
 
 
 def _label_before(text: str, start: int) -> str:
@@ -116,7 +115,7 @@ def build_policy(story: Story, key: str) -> list[Entry]:
         frags = story.text_fragments(m)
         if not frags:
             continue
-        for s in _SENTENCE.split(msg.text):
+        for s in split_sentences(msg.text):
             s = s.strip(" -*")
             if len(s) < 20 or not _RULE.search(s) or s.endswith(("?", "？")):
                 continue

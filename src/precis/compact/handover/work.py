@@ -84,8 +84,8 @@ def build_done(story: Story, key: str) -> list[Entry]:
                 text += word(lang, "and_pushed")
             sources = a.fragments
             # the item the commit names and that was closed: said once, on this line
-            named = [i for i in closes if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-])",
-                                                    a.result or a.target)]
+            named = [i for i in closes if re.search(
+                rf"(?<![\w.-]){re.escape(i)}(?![\w-]|\.\w)", a.result or a.target)]
             if named:
                 closed_seen.update(named)
                 text += ("；已关闭 " if story.zh else "; closed ") + ", ".join(named)
