@@ -411,7 +411,7 @@ def _choose_tail(
     return start, tail, tokens
 
 
-_HEAD_CHARS = 400  # a tool output or call argument in the tail keeps this head when cut
+_HEAD_CHARS = 240  # a tool output or call argument in the tail keeps this head when cut
 
 
 def _headed(message: Message) -> Message:

@@ -1,14 +1,15 @@
 """Fitting a handover into its room: entries by priority, the critical ones first.
 
 Each section builder proposes :class:`Entry` lines, each with a few renderings from the
-fullest to the shortest. The fit (:func:`fit`) takes entries at their shortest rendering in
-order of priority, critical entries before all others, and spends what is left making the
-taken entries fuller, one step at a time in the same order, so a small room holds many short
-lines before it holds a few long ones.
+fullest to the shortest. The fit (:func:`fit`) takes the critical entries first, then
+spends the room where it says the most: each step takes another line or makes a taken one
+fuller, whichever adds the most (by priority) per token.
 """
 
 from __future__ import annotations
 
+import heapq
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,8 @@ from precis.compact.summary import SummaryItem, cite
 __all__ = ["Entry", "fit"]
 
 _LINE_FRAME = 1  # the line break between lines
-_MINOR = 4.0  # entries of a lower priority come in only after the others are fuller
+_LINE_WORTH = 8  # units a line is worth by being there (a file, an error, a task named)
+_FULLER = 0.75  # each step that makes a line fuller is worth this much of the one before
 
 
 @dataclass
@@ -58,18 +60,24 @@ class Entry:
                            type=self.kind, why=self.why or None)
 
 
+_UNIT = re.compile(r"[^\W\d_][\w'-]{2,}|[\u4e00-\u9fff]{2}|\S*[\d/._`]\S*")
+
+
+def units(text: str) -> frozenset[str]:
+    """What a line says, as a set: its words (three letters and more, Chinese character
+    pairs) and its tokens with digits, paths and code (worth as much as a word each)."""
+    return frozenset(m.lower() for m in _UNIT.findall(text))
+
+
 def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
         count: Callable[[str], int]) -> dict[int, int]:
     """Which entries to keep and at which rendering: ``{entry index: variant index}``.
 
-    The critical entries are taken first at their shortest rendering, then the others of
-    some priority (:data:`_MINOR`), by priority, while they fit; every entry taken is made
-    fuller, one step at a time in the order of priority, up to its middle rendering; then
-    the minor entries come in at their shortest; what is left at the end makes the entries
-    taken fullest."""
-    ranked = sorted(range(len(entries)),
-                    key=lambda k: (not entries[k].critical, -entries[k].priority,
-                                   entries[k].order))
+    The critical entries are taken first at their shortest rendering, by priority, while
+    they fit. Then one greedy: every step either takes another entry at its shortest
+    rendering or makes a taken one one step fuller, whichever is worth the most per token
+    (its priority squared times what the step adds to the summary: words and values not
+    shown yet, over the tokens it costs), while it fits."""
     memo: dict[tuple[int, int], int] = {}
 
     def cost(k: int, v: int) -> int:
@@ -78,43 +86,76 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
             memo[key] = count(entries[k].line(v)) + _LINE_FRAME
         return memo[key]
 
+    said: dict[tuple[int, int], frozenset[str]] = {}
+
+    def says(k: int, v: int) -> frozenset[str]:
+        key = (k, v)
+        if key not in said:
+            said[key] = units(entries[k].variants[v])
+        return said[key]
+
     header = {key: count(f"## {title}") + 2 for key, title in titles.items()}
     chosen: dict[int, int] = {}
     opened: set[str] = set()
     left = room
+    shown: set[str] = set()
 
-    def upgrade(partial: bool) -> None:
+    def take(k: int, v: int, need: int) -> None:
         nonlocal left
-        changed = True
-        while changed and left > 0:
-            changed = False
-            for k in ranked:
-                v = chosen.get(k)
-                floor = (len(entries[k].variants) - 1) // 2 if partial else 0
-                if v is None or v <= floor:
-                    continue
-                extra = cost(k, v - 1) - cost(k, v)
-                if extra <= left:
-                    chosen[k] = v - 1
-                    left -= extra
-                    changed = True
+        chosen[k] = v
+        left -= need
+        opened.add(entries[k].section)
+        shown.update(says(k, v))
 
-    def add(critical: bool, floor: float = float("-inf")) -> None:
-        nonlocal left
-        for k in ranked:
-            e = entries[k]
-            if e.critical != critical or not e.variants or k in chosen or e.priority < floor:
-                continue
+    ranked = sorted(range(len(entries)), key=lambda k: (-entries[k].priority, entries[k].order))
+    for k in ranked:
+        e = entries[k]
+        if e.critical and e.variants:
             v = len(e.variants) - 1
             need = cost(k, v) + (0 if e.section in opened else header.get(e.section, 4))
             if need <= left:
-                chosen[k] = v
-                left -= need
-                opened.add(e.section)
+                take(k, v, need)
 
-    add(critical=True)
-    add(critical=False, floor=_MINOR)
-    upgrade(partial=True)
-    add(critical=False)
-    upgrade(partial=False)
+    def worth(k: int, v: int, need: int, before: frozenset[str] | None = None) -> float:
+        """What a move adds per token: a new line is worth its existence (``_LINE_WORTH``
+        units) and what it says; each step that makes a line fuller is worth a little
+        less than the one before it (``_FULLER``)."""
+        if before is None:
+            new = len(says(k, v) - shown) + _LINE_WORTH
+        else:
+            steps = len(entries[k].variants) - 1 - v
+            new = (len(says(k, v) - before - shown) + 1) * _FULLER ** steps
+        return entries[k].priority ** 2 * new / max(1, need)
+
+    heap: list[tuple[float, int, int, int]] = []  # (-worth, entry, variant, tokens needed)
+    for k, e in enumerate(entries):
+        if not e.variants:
+            continue
+        if k in chosen:
+            v = chosen[k]
+            if v > 0:
+                need = cost(k, v - 1) - cost(k, v)
+                heapq.heappush(heap, (-worth(k, v - 1, need, says(k, v)), k, v - 1, need))
+        else:
+            v = len(e.variants) - 1
+            need = cost(k, v) + (0 if e.section in opened else header.get(e.section, 4))
+            heapq.heappush(heap, (-worth(k, v, need), k, v, need))
+    while heap and left > 0:
+        value, k, v, need = heapq.heappop(heap)
+        current = chosen.get(k)
+        if (current is None and v != len(entries[k].variants) - 1) or \
+                (current is not None and v != current - 1):
+            continue  # a move made stale by an earlier one
+        if current is None and entries[k].section not in opened:
+            need = cost(k, v) + header.get(entries[k].section, 4)
+        fresh = -worth(k, v, need, says(k, current) if current is not None else None)
+        if fresh > value + 1e-9 and heap and fresh > heap[0][0]:
+            heapq.heappush(heap, (fresh, k, v, need))  # worth less now: look again later
+            continue
+        if need > left:
+            continue
+        take(k, v, need)
+        if v > 0:
+            step = cost(k, v - 1) - cost(k, v)
+            heapq.heappush(heap, (-worth(k, v - 1, step, says(k, v)), k, v - 1, step))
     return chosen

@@ -82,7 +82,8 @@ def build_current(story: Story, key: str) -> list[Entry]:
             out.append(Entry(key, 0, 5.0 if service else 9.0, variants, sources,
                              critical=not service, kind="current",
                              why="the last actions before the summarized part ends"))
-    runs = [a for a in acts if a.kind in _RUNS and a.kind not in ("vcs", "tracker")
+    runs = [a for a in acts if a.kind in _RUNS and a.kind not in ("vcs", "tracker", "commit",
+                                                                  "push")
             and a.status in ("ok", "failed")]
     if runs:
         a = runs[-1]

@@ -75,7 +75,7 @@ def build_errors(story: Story, key: str) -> list[Entry]:
             variants = tuple(dict.fromkeys((
                 head + counts + ": " + sep.join(s for s, _ in steps),
                 head + counts + ": " + sep.join(s for _, s in steps))))
-        priority = (2.0 if minor else 5.0) + 1.5 * last.action.index / total
+        priority = (2.0 if minor else 6.5) + 1.5 * last.action.index / total
         critical = last.action.index == last_unfixed and not minor and \
             last.action.index >= total - 15
         if not last.fixed and not minor:

@@ -101,14 +101,17 @@ def build_files(story: Story, key: str) -> list[Entry]:
             added.extend(x for x in a.added if x not in added)
         current = bool(changes) and changes[-1].index > since
         adds = _code_block(story, added[:14 if current else 6])
-        adds_short = ("新增：" if story.zh else "adds: ") + "; ".join(
-            f"`{x}`" for x in added[:2]) if added else ""
+        label = "新增：" if story.zh else "adds: "
+        adds3 = label + "; ".join(f"`{x}`" for x in added[:3]) if added else ""
+        adds2 = label + "; ".join(f"`{x}`" for x in added[:2]) if added else ""
+        # what the code now says goes in before why it was changed (the why often
+        # narrates the step; the added lines are the change)
         variants = [sep.join(p for p in (head, defines, why_all) if p) + adds,
-                    sep.join(p for p in (head, defines, why, adds_short) if p),
-                    sep.join(p for p in (head, defines, why) if p),
-                    sep.join(p for p in (head, defines) if p), head]
+                    sep.join(p for p in (head, defines, why, adds3) if p),
+                    sep.join(p for p in (head, defines, adds3) if p),
+                    sep.join(p for p in (head, adds2) if p), head]
         last = changes[-1].index if changes else rec.actions[-1].index
-        priority = 6.0 + 0.3 * min(len(changes), 5) + 2.0 * last / total
+        priority = 5.0 + 0.3 * min(len(changes), 5) + 1.5 * last / total
         if rec.path.rsplit("/", 1)[-1] in request_text:
             priority += 1.0
         if current:

@@ -128,13 +128,13 @@ def build_spec(story: Story, key: str) -> list[Entry]:
         if not text.strip():
             continue
         if item.done:
-            priority = 4.5
+            priority = 3.5
         elif item.status == "in_progress":
             priority = 7.5 if "." in item.id else 6.0
         else:
             priority = 6.5 if "." in item.id else 6.0
         title = clip(item.text, 90)
-        sizes = (700, 320, 160) if item.done else (1400, 700, 320)  # a done item matters less
+        sizes = (320, 160) if item.done else (1400, 700, 320)  # a done item matters less
         variants = tuple(dict.fromkeys(
             f"{item.id} ({title}): {_digest(text, n)}".rstrip(": ") for n in sizes))
         sources = a.result_fragments or a.call_fragments[:1]
