@@ -17,9 +17,9 @@ from precis import Conversation, Message, Text, ToolCall, ToolResult
 from precis.analysis import analyze
 from precis.compact import compress, get_template
 from precis.compact._build import _fact_weight, _held, _units
-from precis.compact._retained import fact_scan as _fact_scan
 from precis.compact._digest import core_text, json_shape, script_digest, tool_call_digest
 from precis.compact._facts import command_lines, exact_facts, facts, runs_program
+from precis.compact._retained import fact_scan as _fact_scan
 from precis.tokens import get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.events._sessions import ClaudeLog, coding_session
 
 import precis
 from precis.compact import compress
-from precis.tokens import get_counter
 from precis.compact.summary import SummaryItem
 from precis.model import Conversation, Message, ToolCall, ToolResult
-from tests.events._sessions import ClaudeLog, coding_session
+from precis.tokens import get_counter
 
 
 def _session(tmp_path: Path) -> Conversation:
@@ -41,7 +41,7 @@ def handover(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def test_an_agent_session_gets_the_handover(handover) -> None:  # type: ignore[no-untyped-def]
-    conv, result = handover
+    _, result = handover
     assert result.template == "claude"
     sections = _items(result)
     requests = _texts(sections["request"])

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.events._sessions import coding_session
 
 import precis
 from precis.errors import ConfigError
@@ -24,7 +25,6 @@ from precis.events._registry import _USER
 from precis.events._shell import classify_command, commit_of
 from precis.events._shell import test_counts as counts_of
 from precis.model import Conversation, Message, ToolCall, ToolResult
-from tests.events._sessions import coding_session
 
 
 def one_call(name: str, args: dict[str, object], output: str | None, *,

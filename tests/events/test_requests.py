@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.events._sessions import ClaudeLog, coding_session
+
 import precis
 from precis.events import extract_events
 from precis.model import Conversation, Message, Text
-from tests.events._sessions import ClaudeLog, coding_session
 
 
 def events_of(conv: Conversation):  # type: ignore[no-untyped-def]

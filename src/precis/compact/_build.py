@@ -27,7 +27,6 @@ recorded with the reason.
 from __future__ import annotations
 
 import heapq
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -37,9 +36,9 @@ from precis.analysis import Analysis
 from precis.analysis.model import Chain
 from precis.compact._dates import DateFormatter, format_date, parse_date
 from precis.compact._digest import core_text, digest, tool_call_digest
-from precis.compact._facts import exact_facts, facts, minor
+from precis.compact._facts import facts, minor
 from precis.compact._labels import label
-from precis.compact._retained import fact_scan, high_facts, priority
+from precis.compact._retained import high_facts, priority
 from precis.compact._terse import terse
 from precis.compact.levels import LevelPreset
 from precis.compact.quality import Presence

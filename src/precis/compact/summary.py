@@ -4,7 +4,6 @@ fragments it came from; and its rendering as the text of the summary message.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 
 from precis.events._outcome import outcome_of
 from precis.events._registry import Call, parse_arguments, read_call

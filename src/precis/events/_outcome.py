@@ -77,11 +77,10 @@ def outcome_of(draft: Draft, output: str | None, is_error: bool,
     elif draft.kind in _RUNS:
         if _TRACEBACK.search(text) or _NOT_FOUND.search(text) or (counts and counts.failing):
             status = "failed"
-    elif draft.kind in ("edit", "create", "delete", "move") and _EDITOR_REFUSAL.match(text):
-        status = "failed"
-    elif draft.kind in ("lookup", "change"):
-        if _EDITOR_REFUSAL.match(text) or _json_error(text):
-            status = "failed"
+    elif draft.kind in ("edit", "create", "delete", "move", "lookup", "change") and (
+            _EDITOR_REFUSAL.match(text) or (draft.kind in ("lookup", "change")
+                                            and _json_error(text))):
+        status = "failed"  # the tool's own refusal (not words inside a file's contents)
     if counts is not None and counts.failing and status == "ok":
         status = "failed"
     if draft.kind == "commit" and status == "ok":

@@ -122,7 +122,7 @@ def _last_assistant_text(conv: Conversation, before: int) -> tuple[str, int | No
 
 def _offer(text: str) -> str:
     """The sentence of ``text`` that offers or asks (else its last sentence)."""
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
+    sentences: list[str] = [s.strip() for s in _SENTENCE.split(text) if s.strip()]
     if not sentences:
         return ""
     for s in reversed(sentences):

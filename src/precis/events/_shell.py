@@ -213,9 +213,9 @@ _COUNT_PATTERNS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"test result: \w+\. (\d+) passed; (\d+) failed(?:; (\d+) ignored)?"),
      ("passed", "failed", "skipped")),
     # jest / vitest: "Tests:       1 failed, 5 passed, 6 total"
-    (re.compile(r"Tests?:\s+(?:(\d+) failed, )?(?:(\d+) skipped, )?(?:(\d+) passed, )?(\d+) total"),
-     ("failed", "skipped", "passed", "total")),
-    # go: "FAIL" / "ok" lines are read by status; unittest: "Ran 12 tests" + "OK"/"FAILED (failures=1)"
+    (re.compile(r"Tests?:\s+(?:(\d+) failed, )?(?:(\d+) skipped, )?(?:(\d+) passed, )?"
+                r"(\d+) total"), ("failed", "skipped", "passed", "total")),
+    # unittest: "Ran 12 tests", then "OK" or "FAILED (failures=1)"
     (re.compile(r"Ran (\d+) tests?"), ("total",)),
 )
 _PYTEST = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
@@ -252,7 +252,7 @@ def test_counts(output: str) -> TestCounts | None:
             values["passed"] = values["total"] - values["failed"] - values.get("skipped", 0)
         if names[0] == "passed" and best is not None:  # cargo prints one line per target
             continue
-        best = TestCounts(**values)  # type: ignore[arg-type]
+        best = TestCounts(**values)
     cargo = re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed", output)
     if len(cargo) > 1:  # several test binaries: add them up
         best = TestCounts(passed=sum(int(p) for p, _ in cargo),
@@ -262,8 +262,8 @@ def test_counts(output: str) -> TestCounts | None:
 
 _COMMIT_OUT = re.compile(r"^\[([^\s\]]+)(?: \(root-commit\))? ([0-9a-f]{7,40})\] (.+)$",
                          re.MULTILINE)
-_COMMIT_MSG = re.compile(r"""-m\s+(?:"\$\(cat <<'?"?(\w+)'?"?\s*\n(.*?)\n\s*\1|"((?:[^"\\]|\\.)*)"|'([^']*)')""",
-                         re.DOTALL)
+_COMMIT_MSG = re.compile(r"""-m\s+(?:"\$\(cat <<'?"?(\w+)'?"?\s*\n(.*?)\n\s*\1"""
+                         r"""|"((?:[^"\\]|\\.)*)"|'([^']*)')""", re.DOTALL)
 
 
 def commit_of(command: str, output: str) -> tuple[str | None, str]:

@@ -17,11 +17,11 @@ from collections.abc import Callable, Collection
 
 from precis.analysis import Analysis
 from precis.compact._dates import DateFormatter
+from precis.compact._facts import exact_facts
 from precis.compact.handover._fit import Entry, fit
 from precis.compact.handover._story import Story
-from precis.compact._facts import exact_facts
-from precis.compact.handover.check import HandoverCheck, check_handover, own_words_out
 from precis.compact.handover.chat import build_background, build_delivered, build_open, build_qa
+from precis.compact.handover.check import HandoverCheck, check_handover, own_words_out
 from precis.compact.handover.concepts import build_concepts
 from precis.compact.handover.current import build_current, build_next
 from precis.compact.handover.decisions import build_decisions
@@ -67,7 +67,6 @@ BUILDERS: dict[str, Builder] = {
     "delivered": build_delivered,
     "background": build_background,
     "open": build_open,
-    "types": build_types,
     "spec": build_spec,
     "runs": build_runs,
 }
@@ -128,10 +127,10 @@ class HandoverBuilder:
         self.titles = {s.key: s.title_in(language) for s in template.sections}
         self.entries: list[Entry] = self._prior_entries()
         for spec in template.sections:
-            build = BUILDERS.get(spec.source)
-            if build is not None:
-                self.entries.extend(build(self.story, spec.key) if spec.source != "types"
-                                    else build_types(self.story, spec.key, spec.types))
+            if spec.source == "types":
+                self.entries.extend(build_types(self.story, spec.key, spec.types))
+            elif spec.source in BUILDERS:
+                self.entries.extend(BUILDERS[spec.source](self.story, spec.key))
         folded = analysis.consolidation.folded
         self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
         self._index = {f.id: i for i, f in enumerate(frags)}

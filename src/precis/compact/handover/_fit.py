@@ -120,6 +120,7 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
         """What a move adds per token: a new line is worth its existence (``_LINE_WORTH``
         units) and what it says; each step that makes a line fuller is worth a little
         less than the one before it (``_FULLER``)."""
+        new: float
         if before is None:
             new = len(says(k, v) - shown) + _LINE_WORTH
         else:

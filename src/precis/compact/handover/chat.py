@@ -43,7 +43,6 @@ def _answer_text(story: Story, picks: list[int]) -> str:
 
 
 def build_qa(story: Story, key: str) -> list[Entry]:
-    lang = story.language
     out: list[Entry] = []
     asked = [r for r in story.requests if r.kind in ("request", "reply")]
     last = max((r.message for r in asked if r.kind == "request"), default=-1)

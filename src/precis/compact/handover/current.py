@@ -11,10 +11,9 @@ from precis.compact.handover._condense import split_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
-from precis.compact.handover.errors import describe_action
+from precis.compact.handover.errors import describe_action, short_command
 from precis.compact.handover.work import item_sources, relevant_items
 from precis.events import Action
-from precis.events._shell import classify_command
 from precis.model import Text
 
 __all__ = ["action_phrase", "build_current", "build_next"]
@@ -126,23 +125,11 @@ def build_current(story: Story, key: str) -> list[Entry]:
     if text:
         frags = story.text_fragments(m)
         if frags:
-            variants = (word(lang, "last_said", text=story.quote(text, 600)),
-                        word(lang, "last_said", text=story.quote(text, 300)),
-                        word(lang, "last_said", text=story.quote(text, 120)))
-            out.append(Entry(key, 3, 6.5, variants, frags, kind="current",
+            said = tuple(word(lang, "last_said", text=story.quote(text, n))
+                         for n in (600, 300, 120))
+            out.append(Entry(key, 3, 6.5, said, frags, kind="current",
                              why="what the assistant wrote last"))
     return out
-
-
-def _short_command(a: Action) -> str:
-    """A command as its program and subcommand with their flags (no paths, no pipes)."""
-    if a.kind == "commit":
-        return "git commit"
-    _, simple = classify_command(a.target)
-    words = next((w for w in simple if w), [a.tool])
-    kept = [w for w in words[:4] if "/" not in w and "=" not in w and len(w) < 30
-            and not re.match(r"^\d*[<>&]", w)]
-    return " ".join(kept[:3]) or a.tool
 
 
 def _workflow(story: Story) -> list[Action]:
@@ -160,7 +147,7 @@ def _workflow(story: Story) -> list[Action]:
         if start < a.index <= close.index + 3 and a.kind in ("test", "lint", "build", "commit",
                                                             "push", "tracker") \
                 and a.status == "ok" and not a.reads_only:
-            steps.setdefault(_short_command(a), a)
+            steps.setdefault(short_command(a), a)
     return list(steps.values())
 
 
@@ -184,7 +171,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
         if steps:
             text += ("；此前的条目以此收尾：" if story.zh else
                      "; earlier items were finished with: ") + ", ".join(
-                f"`{_short_command(a)}`" for a in steps)
+                f"`{short_command(a)}`" for a in steps)
         step_cites = tuple(f for a in steps for f in a.call_fragments)
         out.append(Entry(key, 0, 9.0, (text, word(lang, "next_task", task=task)),
                          tuple(dict.fromkeys((*src, *step_cites))),

@@ -10,9 +10,9 @@ import re
 
 from precis.compact.handover._condense import split_sentences
 from precis.compact.handover._fit import Entry
-from precis.compact.handover.spec import digest_lines
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
+from precis.compact.handover.spec import digest_lines
 from precis.model import Text, Thinking
 
 __all__ = ["build_decisions"]
@@ -71,9 +71,10 @@ def build_decisions(story: Story, key: str) -> list[Entry]:
                          why=f"a {a.classifications[i].type} the {f.role} stated"))
     for act in story.actions:
         if act.kind == "plan" and act.snippet and act.call_fragments:
-            variants = tuple(dict.fromkeys(word(lang, "plan", text=digest_lines(act.snippet, n, skip_title=False))
-                                           for n in (1500, 700, 300)))
-            out.append(Entry(key, act.message, 6.0, variants, act.call_fragments[:1],
+            plan = tuple(dict.fromkeys(
+                word(lang, "plan", text=digest_lines(act.snippet, n, skip_title=False))
+                for n in (1500, 700, 300)))
+            out.append(Entry(key, act.message, 6.0, plan, act.call_fragments[:1],
                              kind="plan", why="the plan the agent presented"))
         elif act.kind == "subagent" and act.call_fragments:
             result = ""

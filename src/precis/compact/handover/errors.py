@@ -5,12 +5,18 @@ command passed."""
 
 from __future__ import annotations
 
+import re
+
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
 from precis.events import Action, Failure
+from precis.events._shell import classify_command
 
-__all__ = ["build_errors", "describe_action"]
+__all__ = ["build_errors", "describe_action", "short_command"]
+
+_RUNS = frozenset({"command", "test", "build", "lint", "install", "commit", "push", "vcs",
+                   "tracker"})
 
 
 def describe_action(action: Action, limit: int = 90) -> str:
@@ -25,6 +31,17 @@ def describe_action(action: Action, limit: int = 90) -> str:
         return f"{verb} `{action.target}`"
     target = f"({clip(action.target, 40)})" if action.target else ""
     return f"`{action.tool}{target}`"
+
+
+def short_command(a: Action) -> str:
+    """A command as its program and subcommand with their flags (no paths, no pipes)."""
+    if a.kind == "commit":
+        return "git commit"
+    _, simple = classify_command(a.target)
+    words = next((w for w in simple if w), [a.tool])
+    kept = [w for w in words[:4] if "/" not in w and "=" not in w and len(w) < 30
+            and not re.match(r"^\d*[<>&]", w)]
+    return " ".join(kept[:3]) or a.tool
 
 
 def _fix_text(story: Story, f: Failure) -> str:
@@ -46,7 +63,6 @@ def _fix_text(story: Story, f: Failure) -> str:
 def build_errors(story: Story, key: str) -> list[Entry]:
     """One line per failure, or per run of failures of the same attempt that ended in the
     same success (each with its cause and its own fix, the success said once)."""
-    lang = story.language
     out: list[Entry] = []
     total = max(1, len(story.actions))
     found = story.failures
@@ -102,9 +118,24 @@ def _single(story: Story, f: Failure, what: str) -> tuple[str, ...]:
     sep = "；" if story.zh else "; "
     said = word(lang, "explained", text=clip(plain(f.explanation), 160)) if f.explanation \
         else ""
+    brief = _brief(story, f)
     return tuple(dict.fromkeys((sep.join(p for p in (f"{head} {said}".strip(), fix) if p),
                                 sep.join(p for p in (head, fix) if p),
-                                sep.join(p for p in (short_head, fix) if p))))
+                                sep.join(p for p in (short_head, fix) if p), brief)))
+
+
+def _brief(story: Story, f: Failure) -> str:
+    """A failure in a dozen words: ``mix test`` failed: the cause's head → the file fixed."""
+    a = f.action
+    what = f"`{short_command(a)}`" if a.kind in _RUNS else describe_action(a, 40)
+    failed = "失败" if story.zh else "failed"
+    text = f"{what} {failed}: {clip(f.cause, 60)}" if f.cause else f"{what} {failed}"
+    paths = list(dict.fromkeys(p for b in f.fix for p in b.paths))
+    if paths:
+        text += f" → `{paths[0]}`"
+    if not f.fixed:
+        text += ("；" if story.zh else "; ") + word(story.language, "unfixed")
+    return text
 
 
 def _step(story: Story, f: Failure, n: int) -> tuple[str, str]:

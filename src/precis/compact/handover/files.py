@@ -57,14 +57,24 @@ def _defines(story: Story, names: list[str]) -> str:
     return "defines " + " and ".join(parts)
 
 
-def _code_block(story: Story, lines: list[str]) -> str:
+def _inline(story: Story, lines: list[str]) -> str:
+    """``adds: `a`; `b``` for a few short lines; a code block when they are long (a line of
+    markup is no sentence)."""
+    if not lines:
+        return ""
+    if sum(len(x) for x in lines) > 90:
+        return _code_block(story, lines, inline_up_to=0).lstrip("；; ")
+    return ("新增：" if story.zh else "adds: ") + "; ".join(f"`{x}`" for x in lines)
+
+
+def _code_block(story: Story, lines: list[str], inline_up_to: int = 2) -> str:
     """The lines a change added, as a code block under the entry's line (a line or two
     inline)."""
     if not lines:
         return ""
     label = "新增：" if story.zh else "adds: "
     sep = "；" if story.zh else "; "
-    if len(lines) <= 2:
+    if len(lines) <= inline_up_to:
         return sep + label + "; ".join(f"`{x}`" for x in lines)
     body = "\n".join(f"    {x}" for x in lines)
     return f"{sep}{label.rstrip()}\n  ```\n{body}\n  ```"
@@ -101,9 +111,8 @@ def build_files(story: Story, key: str) -> list[Entry]:
             added.extend(x for x in a.added if x not in added)
         current = bool(changes) and changes[-1].index > since
         adds = _code_block(story, added[:14 if current else 6])
-        label = "新增：" if story.zh else "adds: "
-        adds3 = label + "; ".join(f"`{x}`" for x in added[:3]) if added else ""
-        adds2 = label + "; ".join(f"`{x}`" for x in added[:2]) if added else ""
+        adds3 = _inline(story, added[:3])
+        adds2 = _inline(story, added[:2])
         # what the code now says goes in before why it was changed (the why often
         # narrates the step; the added lines are the change)
         variants = [sep.join(p for p in (head, defines, why_all) if p) + adds,
@@ -134,9 +143,9 @@ def build_files(story: Story, key: str) -> list[Entry]:
             more = len(read_only) - len(paths)
             tail = (f" (+{more})" if more > 0 else "")
             sep = "、" if story.zh else ", "
-            variants = (word(lang, "read_only", items=sep.join(paths) + tail),
-                        word(lang, "read_only", items=sep.join(paths[:4]) +
-                             (f" (+{len(read_only) - 4})" if len(read_only) > 4 else "")))
-            out.append(Entry(key, 1e9, 2.0, variants, sources, kind="file",
+            listed = (word(lang, "read_only", items=sep.join(paths) + tail),
+                      word(lang, "read_only", items=sep.join(paths[:4]) +
+                           (f" (+{len(read_only) - 4})" if len(read_only) > 4 else "")))
+            out.append(Entry(key, 1e9, 2.0, listed, sources, kind="file",
                              why="files the agent read and did not change"))
     return out

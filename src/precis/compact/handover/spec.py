@@ -77,7 +77,7 @@ def digest_lines(text: str, limit: int, skip_title: bool = True) -> str:
 def _digest(text: str, limit: int, skip_title: bool = True) -> str:
     picked: list[tuple[int, str]] = []
     used = 0
-    for weight, k, line in sorted(_spec_lines(text, skip_title), key=lambda t: (-t[0], t[1])):
+    for _, k, line in sorted(_spec_lines(text, skip_title), key=lambda t: (-t[0], t[1])):
         cost = len(line) + 3
         if used + cost > limit:
             continue

@@ -113,7 +113,7 @@ def build_done(story: Story, key: str) -> list[Entry]:
                                  kind="done", why="an item the agent closed in the tracker"))
         elif a.kind == "test" and a.status in ("ok", "failed") and a.counts is not None:
             last_test[signature(a)] = a
-    for sig, a in last_test.items():
+    for a in last_test.values():
         if a.status != "ok":
             continue  # a failing last run is in Errors
         text = word(lang, "tests_passed", what=describe_action(a, 80),

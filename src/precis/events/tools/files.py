@@ -76,8 +76,9 @@ def signature_of(text: str, name: str) -> str:
     return ""
 
 
-_TEST_NAME = re.compile(r"""^\s*(?:test|describe|it|context)\s*\(?\s*["']|^\s*(?:async\s+)?def test_|"""
-                        r"^\s*#\[test\]|^\s*(?:pub\s+)?fn test_|^\s*mod tests\b")
+_TEST_NAME = re.compile(r"""^\s*(?:test|describe|it|context)\s*\(?\s*["']"""
+                        r"|^\s*(?:async\s+)?def test_|^\s*#\[test\]|^\s*(?:pub\s+)?fn test_"
+                        r"|^\s*mod tests\b")
 _SETTING = re.compile(r"^\s*[\w.-]+\s*[:=]\s*\S|^\s*@\w+|^\s*(?:attribute|field|column|"
                       r"belongs_to|has_many|has_one|add|create|alter|plug|use|import|alias|"
                       r"require|from)\b")
