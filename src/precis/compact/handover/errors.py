@@ -129,7 +129,7 @@ def _brief(story: Story, f: Failure) -> str:
     a = f.action
     what = f"`{short_command(a)}`" if a.kind in _RUNS else describe_action(a, 40)
     failed = "失败" if story.zh else "failed"
-    text = f"{what} {failed}: {clip(f.cause, 60)}" if f.cause else f"{what} {failed}"
+    text = f"{what} {failed}: {clip(f.cause, 90)}" if f.cause else f"{what} {failed}"
     paths = list(dict.fromkeys(p for b in f.fix for p in b.paths))
     if paths:
         text += f" → `{paths[0]}`"
