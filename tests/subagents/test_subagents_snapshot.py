@@ -65,6 +65,18 @@ def test_acknowledgements_are_not_anchors(en: ContextSnapshot, zh: ContextSnapsh
         assert not {"ok", "Good.", "好的", "好。", "明白。"} & {it.text for it in snap.items}
 
 
+def test_a_superseded_limit_and_its_echo_are_no_anchors() -> None:
+    conv = precis.Conversation([
+        precis.Message.of("user", "Build the export endpoint."),
+        precis.Message.of("user", "The export limit must be 31 days."),
+        precis.Message.of("assistant", "OK, 31 days it is."),
+        precis.Message.of("user", "Change of plan: the export limit must be 92 days instead."),
+    ])
+    texts = [a.text for a in ContextSnapshot.from_conversation(conv).items]
+    assert "Change of plan: the export limit must be 92 days instead." in texts
+    assert not any("31 days" in t for t in texts)  # nor the reply that agreed to it
+
+
 def test_chinese_anchors(zh: ContextSnapshot) -> None:
     assert "注意：绝对不要修改 `app/db.py`，连接池由运维统一管理。" in _texts(zh, "C")
     assert "订单服务在高峰期经常返回 502，帮我查一下原因并修复。" in _texts(zh, "P")
