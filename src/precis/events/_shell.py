@@ -266,6 +266,31 @@ _COMMIT_MSG = re.compile(r"""-m\s+(?:"\$\(cat <<'?"?(\w+)'?"?\s*\n(.*?)\n\s*\1""
                          r"""|"((?:[^"\\]|\\.)*)"|'([^']*)')""", re.DOTALL)
 
 
+_ITEM_START = re.compile(r"^(?:[-*•+]|\d+[.)])\s")
+_TRAILER = re.compile(r"^(?:Co-Authored-By|Signed-off-by|Reviewed-by|Generated with)\b.*$",
+                      re.IGNORECASE | re.MULTILINE)
+
+
+def commit_body(command: str) -> str:
+    """The body of a commit message given with ``-m`` (the lines after the subject; the
+    trailers such as ``Co-Authored-By`` left out): what the author says the commit does."""
+    c = _COMMIT_MSG.search(command)
+    if not c:
+        return ""
+    text = (c.group(2) or c.group(3) or c.group(4) or "").replace('\\"', '"')
+    lines = _TRAILER.sub("", "\n".join(text.strip().splitlines()[1:])).splitlines()
+    # a body is wrapped at about 72 columns: a line that starts no list item and follows a
+    # line of text goes on that line
+    out: list[str] = []
+    for line in lines:
+        stripped = line.strip()
+        if out and out[-1] and stripped and not _ITEM_START.match(stripped):
+            out[-1] += " " + stripped
+        else:
+            out.append(stripped)
+    return "\n".join(x for x in out if x).strip()
+
+
 def commit_of(command: str, output: str) -> tuple[str | None, str]:
     """``(id, message)`` of a commit: the id from git's ``[branch 3f2a9c1] message`` line,
     the message from there or from the command's ``-m``."""

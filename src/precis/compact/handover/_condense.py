@@ -21,6 +21,7 @@ _COURTESY = re.compile(
     r"(?:\b|(?<=[\u4e00-\u9fff]))[^.!?。！？]{0,30}[.!?。！？,，]*$", re.IGNORECASE)
 _WORD = re.compile(r"\w+")
 _WORDISH = re.compile(r"[^\W_]")
+_BULLET = re.compile(r"^(?:[-*•+]|#{1,6})\s+")  # a list item's or a heading's mark
 _LATIN_END = re.compile(r"[A-Za-z0-9_/.)`]$")
 _LATIN_START = re.compile(r"^[A-Za-z0-9_/(`]")
 
@@ -103,7 +104,7 @@ def split_sentences(text: str) -> list[str]:
 def _all_sentences(text: str) -> list[str]:
     found: list[str] = []
     for line in _LINE.split(text.strip()):
-        flat = _SPACE.sub(" ", line).strip()
+        flat = _BULLET.sub("", _SPACE.sub(" ", line).strip())
         for piece in _SENTENCE.split(flat):
             piece = piece.strip()
             if not piece:

@@ -91,7 +91,11 @@ def build_done(story: Story, key: str) -> list[Entry]:
                 text += ("；已关闭 " if story.zh else "; closed ") + ", ".join(named)
                 sources = tuple(dict.fromkeys((*sources, *(f for i in named
                                                            for f in closes[i].call_fragments[:1]))))
-            out.append(Entry(key, a.index, 6.0 + recency, (text,), sources,
+            # the commit message's body says what the commit does, in the agent's words
+            variants = tuple(dict.fromkeys(
+                [f"{text} — {story.core(a.snippet, n)}" for n in (700, 300, 120)
+                 if a.snippet] + [text]))
+            out.append(Entry(key, a.index, 6.0 + recency, variants, sources,
                              kind="done", why="a commit the agent made"))
         elif a.kind == "push" and a.status == "ok":
             out.append(Entry(key, a.index, 3.5 + recency,
@@ -108,7 +112,10 @@ def build_done(story: Story, key: str) -> list[Entry]:
                 text = word(lang, "closed", id=ident, title=clip(title, 110)) if title else \
                     word(lang, "closed_noid", title=ident)
                 said = item_sources(story).get(ident, ())
-                out.append(Entry(key, a.index, 6.0 + recency, (text,),
+                variants = tuple(dict.fromkeys(
+                    [f"{text} — {story.core(a.snippet, n)}" for n in (400, 160)
+                     if a.snippet] + [text]))
+                out.append(Entry(key, a.index, 6.0 + recency, variants,
                                  tuple(dict.fromkeys((*a.call_fragments[:1], *said))),
                                  kind="done", why="an item the agent closed in the tracker"))
         elif a.kind == "test" and a.status in ("ok", "failed") and a.counts is not None:

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from precis.events._registry import Call, ToolVocabulary
-from precis.events._shell import classify_command
+from precis.events._shell import classify_command, commit_body
 from precis.events.model import Draft
 
 __all__ = ["ShellTools", "shell_draft"]
@@ -49,8 +49,9 @@ def shell_draft(command: str, call: Call) -> Draft:
         from precis.events.tools.tasks import tracker_draft
 
         return tracker_draft(command, simple, call, detail)
+    snippet = commit_body(command) if kind == "commit" else ""
     draft = Draft(kind=kind, target=command.strip(), paths=paths, detail=detail,
-                  reads_only=kind in ("read", "search"))
+                  snippet=snippet, reads_only=kind in ("read", "search"))
     m = _BACKGROUND.search((call.output or "")[:300])
     if m:
         call.state.setdefault("background", {})[m.group(1)] = draft

@@ -73,6 +73,9 @@ _LISTED = re.compile(
     re.MULTILINE)
 _GLYPH = {"○": "open", "◐": "in_progress", "✓": "closed", "✔": "closed"}
 _CLOSE_WORDS = frozenset({"close", "done", "resolve", "complete"})
+# what the agent said when it closed an item (``bd close X --reason="…"``, ``gh issue close
+# 12 --comment "…"``)
+_REASON = re.compile(r"""(?:--reason|--comment|--message|-m|-r)[= ](?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
 
 
 def tracker_items(output: str) -> tuple[TaskItem, ...]:
@@ -125,5 +128,7 @@ def tracker_draft(command: str, simple: list[list[str]], call: Call, description
         if status:
             ops.extend((i, status) for i in ids)
     items = tracker_items(call.output or "") if call.output else ()
+    reason = _REASON.search(command)
     return Draft(kind="tracker", target=command.strip(), detail=description,
+                 snippet=(reason.group(1) or reason.group(2) or "") if reason else "",
                  tasks=items, task_ops=tuple(ops), reads_only=not ops)
