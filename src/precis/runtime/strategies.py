@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 
+from precis._offload import offload_note
 from precis.compact._digest import _tool_result_digest, core_text, tool_call_digest
 from precis.errors import ConfigError
 from precis.model import Conversation, Message, Part, Text, ToolCall, ToolResult
@@ -138,13 +139,6 @@ def _rule_tool_digest(messages: Sequence[Message], language: str) -> str:
     return "\n".join(lines)
 
 
-def _note(language: str, offload_id: str, what: str) -> str:
-    if language == "zh":
-        return f"[已卸载 {what}，id={offload_id}；需要原文时调用 context_reload(\"{offload_id}\")]"
-    return (f"[{what} offloaded, id={offload_id}; call context_reload(\"{offload_id}\") "
-            "for the original]")
-
-
 def tool_runs(view: View) -> Step | None:
     """1. Runs of at least ``min_consecutive_tool`` historical tool messages become one
     assistant message with what was called and what came back."""
@@ -165,7 +159,7 @@ def tool_runs(view: View) -> Step | None:
             offload_id = _new_id()
             outcome = view.summarize("tool_runs", _plain(run),
                                      partial(_rule_tool_digest, run, view.language))
-            note = _note(view.language, offload_id, f"{len(run)} tool messages")
+            note = offload_note(view.language, offload_id, f"{len(run)} tool messages")
             text = f"{outcome.text}\n{note}"
             summary = Message("assistant", [Text(text)],
                               metadata={"precis": "tool_runs", "offload_id": offload_id})
@@ -232,7 +226,8 @@ def summarize_rounds(view: View) -> Step | None:
 
     outcome = view.summarize("summarize_rounds", _plain(rounds), rule)
     offload_id = _new_id()
-    text = f"{outcome.text}\n{_note(view.language, offload_id, f'{len(rounds)} earlier messages')}"
+    note = offload_note(view.language, offload_id, f"{len(rounds)} earlier messages")
+    text = f"{outcome.text}\n{note}"
     summary = Message("user", [Text(text)],
                       metadata={"precis": "summary", "offload_id": offload_id})
     return Step([*msgs[:start], summary, *msgs[end:]], start, end - 1, len(rounds),
@@ -291,7 +286,7 @@ def fit(view: View) -> Step | None:
     if len(msgs) >= view.config.msg_threshold:
         budget = min(budget, max(128, int(view.counter.count_messages(msgs) * 0.6)))
     offload_id = _new_id()
-    widest = _note(view.language, offload_id, f"{len(msgs)} earlier messages")
+    widest = offload_note(view.language, offload_id, f"{len(msgs)} earlier messages")
     reserve = view.counter.count(widest) + 1
     for _ in range(3):
         try:
@@ -321,7 +316,7 @@ def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
     replaced = body[: max(0, len(body) - result.kept_messages)]
     first = next((i for i, m in enumerate(out) if m.role != "system"), None)
     if offload_id and replaced and first is not None and result.summarized_count:
-        note = _note(view.language, offload_id, f"{len(replaced)} earlier messages")
+        note = offload_note(view.language, offload_id, f"{len(replaced)} earlier messages")
         summary = out[first]
         out[first] = Message(summary.role, [*summary.parts, Text(note)],
                              metadata={**summary.metadata, "precis": "summary",
@@ -375,7 +370,7 @@ def _preview(text: str, chars: int) -> str:
 def _with_preview(m: Message, offload_id: str, chars: int, language: str) -> Message:
     """``m`` with each large part cut to a preview plus the offload note; calls keep their
     ids and names (results stay paired)."""
-    note = _note(language, offload_id, f"{_size(m):,} characters")
+    note = offload_note(language, offload_id, f"{_size(m):,} characters")
     parts: list[Part] = []
     for p in m.parts:
         if isinstance(p, ToolResult):
@@ -396,7 +391,7 @@ def _with_preview(m: Message, offload_id: str, chars: int, language: str) -> Mes
 def _shrunk(m: Message, limit: int, offload_id: str, view: View, slot: str
             ) -> tuple[Message, Outcome]:
     """``m`` with its text cut to about ``limit`` characters by a summary."""
-    note = _note(view.language, offload_id, f"{_size(m):,} characters")
+    note = offload_note(view.language, offload_id, f"{_size(m):,} characters")
     names = {c.id: c.name for c in m.tool_calls}
 
     def rule() -> str:

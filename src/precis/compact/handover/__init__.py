@@ -27,6 +27,9 @@ from precis.compact.handover.current import build_current, build_next
 from precis.compact.handover.decisions import build_decisions
 from precis.compact.handover.errors import build_errors
 from precis.compact.handover.files import build_files
+from precis.compact.handover.offloads import KEY as OFFLOADS
+from precis.compact.handover.offloads import TITLES as OFFLOAD_TITLES
+from precis.compact.handover.offloads import build_offloads
 from precis.compact.handover.requests import build_goal, build_requests
 from precis.compact.handover.runs import build_runs
 from precis.compact.handover.service import (
@@ -126,6 +129,8 @@ class HandoverBuilder:
                            end=end, language=language, dates=dates, range=self.range)
         self.titles = {s.key: s.title_in(language) for s in template.sections}
         self.entries: list[Entry] = self._prior_entries()
+        self.titles[OFFLOADS] = OFFLOAD_TITLES["zh" if language == "zh" else "en"]
+        self.entries.extend(build_offloads(self.story))
         for spec in template.sections:
             if spec.source == "types":
                 self.entries.extend(build_types(self.story, spec.key, spec.types))
@@ -212,11 +217,11 @@ class HandoverBuilder:
         for k, v in chosen.items():
             e = self.entries[k]
             by_section.setdefault(e.section, []).append((e.order, e.item(v)))
+        keys = [spec.key for spec in self.template.sections] + [OFFLOADS]
         sections = tuple(
-            SummarySection(spec.key, self.titles[spec.key],
-                           tuple(item for _, item in sorted(by_section[spec.key],
-                                                            key=lambda p: p[0])))
-            for spec in self.template.sections if by_section.get(spec.key))
+            SummarySection(key, self.titles[key],
+                           tuple(item for _, item in sorted(by_section[key], key=lambda p: p[0])))
+            for key in keys if by_section.get(key))
         first = self.fragments[self.range[0]].id if self.range else ""
         last = self.fragments[self.range[-1]].id if self.range else ""
         return Summary(language=self.language, template=self.template.name, short=(),

@@ -117,6 +117,12 @@ class Story:
             out.setdefault(frags[i].provenance.message, []).append(frags[i].id)
         return out
 
+    def part_fragments(self, message: int, part: int) -> tuple[str, ...]:
+        """The ids of the fragments of one part of ``message``."""
+        frags = self.analysis.segmentation.fragments
+        return tuple(fid for fid in self.fragments_of.get(message, ())
+                     if frags[self.index[fid]].provenance.part == part)
+
     def text_fragments(self, message: int) -> tuple[str, ...]:
         """The ids of the spoken fragments (not tool calls / results) of ``message``."""
         frags = self.analysis.segmentation.fragments

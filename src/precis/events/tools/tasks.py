@@ -75,7 +75,8 @@ _GLYPH = {"○": "open", "◐": "in_progress", "✓": "closed", "✔": "closed"}
 _CLOSE_WORDS = frozenset({"close", "done", "resolve", "complete"})
 # what the agent said when it closed an item (``bd close X --reason="…"``, ``gh issue close
 # 12 --comment "…"``)
-_REASON = re.compile(r"""(?:--reason|--comment|--message|-m|-r)[= ](?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
+_REASON = re.compile(r"""(?:--reason|--comment|--message|-m|-r)[= ]"""
+                     r"""(?:"((?:[^"\\]|\\.)*)"|'([^']*)')""")
 
 
 def tracker_items(output: str) -> tuple[TaskItem, ...]:
