@@ -45,7 +45,8 @@ def _answer_text(story: Story, picks: list[int]) -> str:
 def build_qa(story: Story, key: str) -> list[Entry]:
     out: list[Entry] = []
     asked = [r for r in story.requests if r.kind in ("request", "reply")]
-    last = max((r.message for r in asked if r.kind == "request"), default=-1)
+    substantive = [r.message for r in asked if r.kind == "request"]
+    first, last = (substantive[0], substantive[-1]) if substantive else (-1, -1)
     nexts = [r.message for r in asked[1:]] + [story.end]
     total = max(1, len(asked))
     a = story.analysis
@@ -62,7 +63,7 @@ def build_qa(story: Story, key: str) -> list[Entry]:
         shown = [frags[i].id for i in spoken if frags[i].text.strip()[:24] in variants[0]]
         sources = tuple(dict.fromkeys((*r.fragments, *shown)))
         out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
-                         critical=r.message == last, kind="qa",
+                         critical=r.message in (first, last), kind="qa",
                          why="a user message and the core of the answer to it"))
     return out
 
@@ -70,8 +71,9 @@ def build_qa(story: Story, key: str) -> list[Entry]:
 def _variants(story: Story, r: Request, answer: str) -> list[str]:
     """A user message's line, fullest first: its telling sentences with the answer's two
     most telling ones; with the answer's most telling one; then fewer of the message's own
-    sentences with that answer sentence; last the message's most telling sentence alone
-    (whole sentences, not cut mid-way)."""
+    sentences with that answer sentence; last, when the user's words tell something of
+    their own (a value, a name, more than a short question), the message's most telling
+    sentence alone. Sentences are whole, never cut mid-way."""
     lang = story.language
     where = story.where(r.message)
     text = story.own_words(r.text)
@@ -84,7 +86,9 @@ def _variants(story: Story, r: Request, answer: str) -> list[str]:
     out = [word(lang, "qa", where=where, q=own[0],
                 a=top_sentences(answer, 2, story.chars(200), lang))]
     out.extend(word(lang, "qa", where=where, q=q, a=best) for q in own)
-    out.append(word(lang, "user_said", where=where, q=own[-1]))
+    if facts(text) or len(text) > story.chars(60):
+        # the user's words tell something of their own: they may stand without the answer
+        out.append(word(lang, "user_said", where=where, q=own[-1]))
     return out
 
 
