@@ -58,6 +58,7 @@ HANDOVER_TAIL_SHARE = 0.12  # ... and this share under an agent's handover (its 
 TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
+_SPARE = 0.1  # a handover that leaves this share of the budget unused gives it to the tail
 _REFITS = 2
 _BOOST = 6.0
 
@@ -177,41 +178,64 @@ def compress(
         if budget is None or as_is_tokens <= budget:
             return unchanged()  # nothing older than the kept messages
         start, tail, tail_tokens = len(messages), [], 0  # not even those fit: summary only
-    older = [i for i in dialog if i < start]
     timings["tail"] = time.perf_counter() - t
 
     t = time.perf_counter()
     dates = DateFormatter(conv, language)
+
+    def summarize(start: int, tail: list[Message], tail_tokens: int) -> tuple[
+            SummaryBuilder | HandoverBuilder, Summary, int, str, list[int]]:
+        """The builder of the messages before ``start``, its summary in the room that
+        the budget (or the level) leaves next to ``tail``, that room, and the text of
+        what else is sent."""
+        older = [i for i in dialog if i < start]
+        older_tokens = sum(sizes[i] for i in older)
+        # what the summary may take: what the budget leaves, or the level's share of the
+        # older messages (refined below for an earlier summary among them)
+        room = (preset.room * older_tokens if budget is None
+                else budget - priming - system_tokens - tail_tokens)
+        kept = sum(1 for m in tail if m.role != "system")
+        builder: SummaryBuilder | HandoverBuilder
+        if tmpl.timeline:
+            builder = SummaryBuilder(
+                analysis, first, start, template=tmpl, preset=preset, language=language,
+                count=count, kept=kept, dates=dates, budgeted=budget is not None,
+                terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
+        else:
+            builder = HandoverBuilder(
+                analysis, first, start, template=tmpl, preset=preset, language=language,
+                count=count, kept=kept, dates=dates, budgeted=budget is not None,
+                events=events)
+        if budget is not None:
+            allowance = int(room) - _message_frame(counter)
+        else:
+            # an earlier summary in the range is compact already: its size is not cut again
+            prior_tokens = sum(sizes[i] for i in older if i in builder.prior)
+            allowance = max(preset.min_room, int(preset.room * (older_tokens - prior_tokens)))
+            allowance += prior_tokens
+        present = render_messages([messages[i] for i in system if i < start] + tail)
+        if budget is not None and present:
+            # result.text() names speakers and call ids the list as sent does not: the
+            # summary leaves room for that too (else the fit below would shrink it again)
+            allowance = min(allowance, budget - count(present) - _TEXT_FRAME)
+        summary, _ = builder.fill(allowance, present=present)
+        return builder, summary, allowance, present, older
+
+    builder, summary, allowance, present, older = summarize(start, tail, tail_tokens)
+    if budget is not None and not tmpl.timeline and start > first:
+        # a handover that needs less than its room leaves the rest to more recent messages
+        # kept verbatim (their exact words and values), the summary made again without them
+        spare = allowance - count(summary.render())
+        if spare > _SPARE * budget:
+            grown = _choose_tail(messages, sizes, dialog, replace(preset, keep_last=len(dialog)),
+                                 budget, system_tokens + priming, counter, share,
+                                 limit=tail_tokens + int(spare * 0.9))
+            if first < grown[0] < start:
+                start, tail, tail_tokens = grown
+                builder.close()
+                builder, summary, allowance, present, older = summarize(start, tail,
+                                                                        tail_tokens)
     older_tokens = sum(sizes[i] for i in older)
-    # what the summary may take: what the budget leaves, or the level's share of the older
-    # messages (refined below for an earlier summary among them)
-    room = (preset.room * older_tokens if budget is None
-            else budget - priming - system_tokens - tail_tokens)
-    builder: SummaryBuilder | HandoverBuilder
-    if tmpl.timeline:
-        builder = SummaryBuilder(
-            analysis, first, start, template=tmpl, preset=preset, language=language,
-            count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
-            budgeted=budget is not None,
-            terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
-    else:
-        builder = HandoverBuilder(
-            analysis, first, start, template=tmpl, preset=preset, language=language,
-            count=count, kept=sum(1 for m in tail if m.role != "system"), dates=dates,
-            budgeted=budget is not None, events=events)
-    if budget is not None:
-        allowance = int(room) - _message_frame(counter)
-    else:
-        # an earlier summary in the range is compact already: its size is not cut again
-        prior_tokens = sum(sizes[i] for i in older if i in builder.prior)
-        allowance = max(preset.min_room, int(preset.room * (older_tokens - prior_tokens)))
-        allowance += prior_tokens
-    present = render_messages([messages[i] for i in system if i < start] + tail)
-    if budget is not None and present:
-        # result.text() names speakers and call ids the list as sent does not: the summary
-        # leaves room for that too (else the fit below would have to shrink it again)
-        allowance = min(allowance, budget - count(present) - _TEXT_FRAME)
-    summary, _ = builder.fill(allowance, present=present)
     timings["summarize"] = time.perf_counter() - t
 
     def assemble(s: Summary | None) -> tuple[list[Message], list[int | None], list[str]]:
@@ -363,11 +387,12 @@ def _choose_tail(
     fixed: int,
     counter: TokenCounter,
     share: float,
+    limit: int | None = None,
 ) -> tuple[int, list[Message], int]:
     """Where the verbatim tail starts, its messages and their tokens; with a budget, they
-    take at most ``share`` of it. Before a message is left out of the tail, the long tool
-    output and call arguments of the tail are cut to their heads (:func:`_headed`); the
-    last message alone may be cut to its core."""
+    take at most ``share`` of it (or ``limit`` tokens, when given). Before a message is
+    left out of the tail, the long tool output and call arguments of the tail are cut to
+    their heads (:func:`_headed`); the last message alone may be cut to its core."""
     n = len(messages)
     if not dialog or preset.keep_last == 0:
         return n, [], 0
@@ -378,7 +403,8 @@ def _choose_tail(
         suffix[i] = suffix[i + 1] + sizes[i]
     if budget is None:
         return start, messages[start:], suffix[start]
-    limit = int((budget - fixed - _SUMMARY_MIN) * share)
+    if limit is None:
+        limit = int((budget - fixed - _SUMMARY_MIN) * share)
     if suffix[start] <= limit:
         return start, messages[start:], suffix[start]
     headed: dict[int, tuple[Message, int]] = {}

@@ -41,9 +41,11 @@ _PATTERN = re.compile(
     r"(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w-]))"
     r"|(?P<error>\b[A-Z][A-Za-z]*(?:Error|Exception|Warning)\b)"
     r"|(?P<path>(?<![\w.~@/:-])(?:~|\.{1,2})?(?:/[\w.@~+-]+){2,}/?"
-    r"|(?<![\w/.-])[\w.-]+(?:/[\w.@+-]+)+\.[A-Za-z0-9]{1,6}\b"
+    # (a file name's letters are ASCII: "的main.cpp文件" holds the name main.cpp)
+    r"|(?<![A-Za-z0-9_/.-])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.@+-]+)+\.[A-Za-z0-9]{1,6}"
+    r"(?![A-Za-z0-9_])"
     r"|(?<![\w/.:-])(?=[\w.@+/-]*[A-Za-z])[\w.-]+(?:/[\w.@+-]+){2,}/?"  # a/b/c, no extension
-    rf"|(?<![\w/.-])[\w-]+\.(?:{_EXTENSIONS})\b)"
+    rf"|(?<![A-Za-z0-9_/.-])[A-Za-z0-9_-]+\.(?:{_EXTENSIONS})(?![A-Za-z0-9_]))"
     r"|(?P<identifier>\b[0-9a-f]{7,64}\b(?=[^\w]|$)"
     r"|\b[A-Z][A-Z0-9]+-\d+\b"
     r"|\b(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{5,}\b"

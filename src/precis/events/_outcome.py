@@ -123,11 +123,12 @@ def _record(value: dict[str, Any], limit: int = 4) -> str:
     return " ".join(shown[:limit])
 
 
-def summarize_json(text: str, limit: int = 320) -> str:
+def summarize_json(text: str, limit: int = 480) -> str:
     """A line naming what a JSON result holds: its short values (``key value``), a list of
-    records as each record's first values, the ids of a record of records (keys with
-    digits), short lists; a record of more than four short values (an address) is left
-    out. Not JSON: the text's first line."""
+    records as each record's first values (a list of lists of records, as itineraries of
+    legs, each joined by +), the ids of a record of records, short lists; a record of
+    more than four short values (an address) is left out. Not JSON: the text's first
+    line."""
     stripped = text.strip()
     try:
         value = json.loads(stripped)
@@ -135,6 +136,10 @@ def summarize_json(text: str, limit: int = 320) -> str:
         first = next((ln.strip() for ln in stripped.splitlines() if ln.strip()), "")
         return first if len(first) <= limit else first[: limit - 1] + "…"
     if isinstance(value, list):
+        if value and all(isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+                         for v in value):  # e.g. itineraries: each a list of legs
+            out = "; ".join(" + ".join(_record(x, 3) for x in v) for v in value[:4])
+            return out + (f" (+{len(value) - 4})" if len(value) > 4 else "")
         if value and all(isinstance(v, dict) for v in value):
             out = "; ".join(_record(v) for v in value[:4])
             return out + (f" (+{len(value) - 4})" if len(value) > 4 else "")
@@ -152,8 +157,8 @@ def summarize_json(text: str, limit: int = 320) -> str:
             scalars.append(f"{key} {s}")
         elif isinstance(item, dict):
             inner = [_scalar(v) for v in item.values()]
-            if any(any(c.isdigit() for c in k) for k in item):
-                nested.append(f"{key}: {', '.join(list(item)[:6])}")
+            if item and all(isinstance(v, dict) for v in item.values()):
+                nested.append(f"{key}: {', '.join(list(item)[:6])}")  # records by their ids
             elif inner and all(x is not None for x in inner) and len(inner) <= 4:
                 nested.append(f"{key} {' '.join(x for x in inner if x)}")
         elif isinstance(item, list):
@@ -164,5 +169,5 @@ def summarize_json(text: str, limit: int = 320) -> str:
                 shown = [x for x in (_scalar(v) for v in item[:8]) if x is not None]
                 if shown:
                     nested.append(f"{key}: {', '.join(shown)}")
-    out = "; ".join(scalars + nested)
+    out = "; ".join(scalars + sorted(nested, key=len))  # the long lists last
     return out if len(out) <= limit else out[: limit - 1].rstrip() + "…"

@@ -8,11 +8,13 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense", "join", "sentences", "split_sentences", "top_sentences"]
+__all__ = ["condense", "join", "sentences", "split_sentences", "top_of", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
-# a sentence ends at . ! ? ; (not the "1." of a numbered list) or at a line break
-_SENTENCE = re.compile(r"(?<=[^\d\s.][.!?;])\s+(?=\S)|(?<=[。！？；])")
+# a sentence ends at . ! ? ; (not the "1." of a numbered list: after a number only when
+# a capital follows, as in "on May 22, 2024. If") or at a line break
+_SENTENCE = re.compile(r"(?<=[^\d\s.][.!?;])\s+(?=\S)|(?<=\d\d[.!?;])\s+(?=[A-Z])|"
+                       r"(?<=[。！？；])")
 _LINE = re.compile(r"\s*\n\s*")
 _COURTESY = re.compile(
     r"^(?:hi|hello|hey|thanks?|thank you|sure|great|perfect|ok(?:ay)?|of course|certainly|"
@@ -101,11 +103,69 @@ def split_sentences(text: str) -> list[str]:
     return _all_sentences(text)
 
 
+_ITEM = re.compile(r"^(\s*)(?:[-*•+]|\d{1,2}[.)])\s+(.*)$")
+_EMPHASIS = re.compile(r"\*\*|__")
+_ITEM_CHARS = 120  # a list whose items are all this short is one sentence
+_ITEMS = 8  # ... of at most this many items
+
+
+def _flat(line: str) -> str:
+    return _EMPHASIS.sub("", _BULLET.sub("", _SPACE.sub(" ", line).strip()))
+
+
+def _lists(text: str) -> list[tuple[str, bool]]:
+    """``text``'s lines, where a list of short items (with the items nested under each)
+    is one line: ``Origin: IAH; Destination: SEA; Passengers: Liam Khan, James Kim``. A
+    reply that lists details keeps them together, each with its label. Each line comes
+    with whether it may be split into sentences (a list made one line is not)."""
+    rows: list[tuple[int, bool, str]] = []  # (indent, is an item, text)
+    for line in text.strip().splitlines():
+        if not line.strip():
+            continue
+        m = _ITEM.match(line)
+        if m:
+            rows.append((len(m.group(1).expandtabs(4)), True, _flat(m.group(2))))
+        else:
+            rows.append((len(line) - len(line.lstrip()), False, _flat(line)))
+
+    def item(k: int) -> tuple[str, int]:
+        """The item at row ``k`` with its nested items, and the row after them."""
+        indent, _, head = rows[k]
+        k += 1
+        children: list[str] = []
+        while k < len(rows) and rows[k][1] and rows[k][0] > indent:
+            child, k = item(k)
+            children.append(child)
+        if not children:
+            return head, k
+        inner = ", ".join(children)
+        return (f"{head} {inner}" if head.endswith(":") else f"{head}: {inner}"), k
+
+    out: list[tuple[str, bool]] = []
+    k = 0
+    while k < len(rows):
+        if not rows[k][1]:
+            out.append((rows[k][2], True))
+            k += 1
+            continue
+        indent = rows[k][0]
+        items: list[str] = []
+        while k < len(rows) and rows[k][1] and rows[k][0] <= indent:
+            text_, k = item(k)
+            items.append(text_)
+        short = len(items) > 1 and all(len(i) <= _ITEM_CHARS for i in items)
+        if not short:
+            out.extend((i, True) for i in items)
+            continue
+        for n in range(0, len(items), _ITEMS):
+            out.append(("; ".join(i.rstrip(";.") for i in items[n:n + _ITEMS]), False))
+    return out
+
+
 def _all_sentences(text: str) -> list[str]:
     found: list[str] = []
-    for line in _LINE.split(text.strip()):
-        flat = _BULLET.sub("", _SPACE.sub(" ", line).strip())
-        for piece in _SENTENCE.split(flat):
+    for line, split in _lists(text):
+        for piece in _SENTENCE.split(line) if split else [line]:
             piece = piece.strip()
             if not piece:
                 continue
@@ -123,17 +183,30 @@ def sentences(text: str) -> list[str]:
     return [s for s in found if not _COURTESY.match(s)] or found
 
 
+# a wish, a refusal or a condition: what the speaker wants or will not have
+_STANCE = re.compile(r"\b(?:don't|do not|doesn't|does not|never|must|only|without|instead|"
+                     r"prefer|rather|(?:not|n't) (?:want|like|need)|avoid|except)\b|"
+                     r"不想|不希望|不要|不需要|必须|只想|只要|不能|避免|而不是|宁愿|除了",
+                     re.IGNORECASE)
+
+
 def _information(sentence: str) -> float:
     """How much a sentence tells: its exact facts (names, values, paths, commands) most,
-    then its length in words; a question a little (it says what is asked)."""
+    then a stance (a wish, a refusal, a condition), its length in words; a question a
+    little (it says what is asked)."""
     words = len(_WORD.findall(sentence)) if " " in sentence else len(sentence) // 2
     return (3.0 * len(facts(sentence)) + min(words, 24) / 8
+            + (1.5 if _STANCE.search(sentence) else 0.0)
             + (1.0 if sentence.endswith(("?", "？")) else 0.0))
 
 
 def top_sentences(text: str, k: int, limit: int, language: str = "en") -> str:
     """The ``k`` sentences of ``text`` that tell the most, in their order, each cut to
     ``limit`` characters at most."""
-    found = sentences(text)
+    return top_of(sentences(text), k, limit, language)
+
+
+def top_of(found: list[str], k: int, limit: int, language: str = "en") -> str:
+    """The ``k`` of the sentences ``found`` that tell the most (:func:`top_sentences`)."""
     best = sorted(range(len(found)), key=lambda i: (-_information(found[i]), i))[:k]
     return join([_clip(found[i], limit) for i in sorted(best)], language)

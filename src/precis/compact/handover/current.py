@@ -19,9 +19,12 @@ from precis.model import Text
 __all__ = ["action_phrase", "build_current", "build_next"]
 
 _LAST = 6
-_INTENT = re.compile(r"\b(?:let me|let's|now i'll|i'll|i will|i need to|next,? i|next step|"
-                     r"now (?:add|update|run|fix|write|create|implement|check)|then i)\b|"
+_INTENT = re.compile(r"\b(?:let me(?! know)|let's|now i'll|i'll|i will|i need to|next,? i|"
+                     r"next step|now (?:add|update|run|fix|write|create|implement|check)|then i)\b|"
                      r"接下来|下一步|我将|我会|然后", re.IGNORECASE)
+# last words that hand the turn to the user, as a question does
+_INVITES = re.compile(r"\b(?:let me know|feel free to|would you like|do you want|shall i)\b|"
+                      r"请告诉我|请让我知道|您是否需要|需要我", re.IGNORECASE)
 _RUNS = ("command", "test", "build", "lint", "install", "commit", "push", "vcs", "tracker")
 
 
@@ -62,6 +65,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
     lang = story.language
     out: list[Entry] = []
     acts = story.actions
+    service = story.events.kind == "service"  # its replies, lookups and changes say it
     doing = [a for a in acts if a.kind not in ("read", "search", "think", "todo", "calc")
              ][-_LAST:]
     if not doing:
@@ -76,7 +80,6 @@ def build_current(story: Story, key: str) -> list[Entry]:
         sources = tuple(dict.fromkeys(f for a in doing for f in (
             *a.call_fragments,
             *(a.result_fragments[:1] if a.changes_files or a.kind == "commit" else ()))))
-        service = story.events.kind == "service"  # its lookups and changes say it already
         if sources:
             out.append(Entry(key, 0, 5.0 if service else 9.0, variants, sources,
                              critical=not service, kind="current",
@@ -121,7 +124,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
             out.append(Entry(key, 2, 8.0, (text,), tuple(dict.fromkeys((*commit_cite, *(
                 f for p in paths[:8] for f in last_change[p].fragments)))), critical=True,
                 kind="current", why="files changed after the last commit"))
-    m, text = _last_text(story)
+    m, text = _last_text(story) if not service else (-1, "")
     if text:
         frags = story.text_fragments(m)
         if frags:
@@ -195,7 +198,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
                                  (word(lang, "next_intent", text=story.quote(intent, 200)),),
                                  frags, critical=not in_progress, kind="next",
                                  why="the assistant's last stated intent"))
-        if text.rstrip().endswith(("?", "？")):
+        if text.rstrip().endswith(("?", "？")) or (sentences and _INVITES.search(sentences[-1])):
             frags = story.text_fragments(m)
             question = sentences[-1] if sentences else text
             if frags:

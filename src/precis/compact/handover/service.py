@@ -7,7 +7,11 @@ from __future__ import annotations
 import re
 
 from precis.compact._facts import facts
-from precis.compact.handover._condense import sentences, split_sentences, top_sentences
+from precis.compact.handover._condense import (
+    sentences,
+    split_sentences,
+    top_of,
+)
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
@@ -27,6 +31,10 @@ _RULE = re.compile(r"\b(?:cannot|can't|can not|unable to|not (?:able|allowed|pos
                    r"permitted|eligible|refundable)|only (?:be|if|when|allowed)|must|policy|"
                    r"required|non-refundable|no longer)\b|不能|无法|只能|必须|不允许|不可",
                    re.IGNORECASE)
+# a sentence that only announces what the agent is about to do
+_ANNOUNCE = re.compile(r"^(?:(?:ok(?:ay)?|now|first|next|then|also|sure)[,.!]?\s+)*(?:let me|"
+                       r"let's|i'll|i will|i'm going to|i am going to|please hold|one moment|"
+                       r"让我|我来|我先|请稍等)(?! know)", re.IGNORECASE)
 
 
 def _label_before(text: str, start: int) -> str:
@@ -40,6 +48,7 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
     lang = story.language
     out: list[Entry] = []
     given: list[str] = []
+    values: set[str] = set()
     cites: list[str] = []
     for r in story.requests:
         found = [(f.start, f.text) for f in facts(r.text) if f.kind == "identifier"]
@@ -51,7 +60,8 @@ def build_identifiers(story: Story, key: str) -> list[Entry]:
             label = _label_before(r.text[end:start], start - end)
             end = start + len(value)
             item = f"{label} `{value}`" if label else f"`{value}`"
-            if item not in given:
+            if value not in values:
+                values.add(value)
                 given.append(item)
                 cites.extend(r.fragments)
     if given:
@@ -133,7 +143,8 @@ def build_policy(story: Story, key: str) -> list[Entry]:
 def build_replies(story: Story, key: str) -> list[Entry]:
     """What the agent told the customer: each of its messages (not tool calls) by its most
     telling sentences (the details it found, the options it offered, what it refused and
-    why), the last one before the recent messages critical."""
+    why), weighed by what they tell and how recent; the last one before the recent
+    messages critical."""
     lang = story.language
     said = [m for m in range(story.start, story.end)
             if story.conv.messages[m].role == "assistant" and story.conv.messages[m].text.strip()]
@@ -143,11 +154,16 @@ def build_replies(story: Story, key: str) -> list[Entry]:
         frags = story.text_fragments(m)
         if not frags:
             continue
-        count = len(sentences(text))
+        found = sentences(text)
+        told = [x for x in found if not _ANNOUNCE.match(x)]  # not "Let me check that."
         head = ("助手（" + story.where(m) + "）：") if story.zh else f"Agent ({story.where(m)}): "
-        variants = tuple(dict.fromkeys(head + top_sentences(text, k, story.chars(220), lang)
-                                       for k in range(min(count, 6), 0, -1)))
+        # a list of details made one sentence may be long: it is cut later than prose
+        variants = tuple(dict.fromkeys(head + top_of(told or found, k, story.chars(360), lang)
+                                       for k in range(min(len(told or found), 6), 0, -1)))
         last = n == len(said) - 1
-        out.append(Entry(key, m, 6.0 + 1.5 * (n + 1) / len(said), variants, frags,
+        # what it tells: values and names, a rule it applied (a refusal and its reason)
+        tells = min(1.5, 0.5 * len(facts(text))) + (1.0 if _RULE.search(text) else 0.0) \
+            - (0.0 if told else 1.0)
+        out.append(Entry(key, m, 5.0 + 1.5 * (n + 1) / len(said) + tells, variants, frags,
                          critical=last, kind="reply", why="what the agent told the user"))
     return out

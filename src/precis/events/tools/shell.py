@@ -24,8 +24,11 @@ _COMMAND_ARG = re.compile(r"^(?:run|exec|execute|cmd|command|shell|terminal|cons
 _BACKGROUND = re.compile(r"running in background with ID: (\w+)")
 
 
+_COMMAND_ARGS = ("command", "cmd", "commands", "script", "input", "code")
+
+
 def _command_text(call: Call) -> str:
-    value = call.args.get("command", call.args.get("cmd", call.args.get("input")))
+    value = next((call.args[k] for k in _COMMAND_ARGS if k in call.args), None)
     if isinstance(value, list):
         words = [str(w) for w in value]
         if len(words) >= 3 and words[0] in ("bash", "sh", "zsh") and words[1] in ("-lc", "-c"):
@@ -62,8 +65,8 @@ class ShellTools(ToolVocabulary):
     name = "shell"
 
     def read(self, call: Call) -> Draft | None:
-        if call.tool in _SHELLS or (_COMMAND_ARG.search(call.tool) and isinstance(
-                call.args.get("command", call.args.get("cmd")), (str, list))):
+        if call.tool in _SHELLS or (_COMMAND_ARG.search(call.tool) and any(
+                isinstance(call.args.get(k), (str, list)) for k in _COMMAND_ARGS[:4])):
             command = _command_text(call)
             if command.lstrip().startswith("apply_patch"):
                 return None  # the patch vocabulary reads it
