@@ -125,18 +125,25 @@ def test_a_rejected_call_is_no_failure() -> None:
     assert action.status == "rejected"
 
 
-@pytest.mark.parametrize(("output", "described"), [
-    ("===== 3 failed, 41 passed, 2 skipped in 1.2s =====", "3 failed"),
-    ("Finished in 0.4 seconds\n49 tests, 0 failures", "49 tests, 49 passed, 0 failed"),
-    ("1 doctest, 12 tests, 2 failures", "13 tests, 11 passed, 2 failed"),
-    ("test result: ok. 12 passed; 0 failed; 1 ignored", "12 passed, 0 failed, 1 skipped"),
-    ("Tests:       1 failed, 5 passed, 6 total", "6 tests, 5 passed, 1 failed"),
-    ("Ran 7 tests in 0.01s\n\nFAILED (failures=2)", "7 tests, 5 passed, 2 failed"),
+@pytest.mark.parametrize(("output", "counts", "described"), [
+    ("===== 3 failed, 41 passed, 2 skipped in 1.2s =====", (41, 3, 2, None),
+     "3 failed, 41 passed, 2 skipped in 1.2s"),
+    ("Finished in 0.4 seconds\n49 tests, 0 failures", (49, 0, None, 49), "49 tests, 0 failures"),
+    ("1 doctest, 12 tests, 2 failures", (11, 2, None, 13), "1 doctest, 12 tests, 2 failures"),
+    ("test result: ok. 12 passed; 0 failed; 1 ignored", (12, 0, 1, None),
+     "test result: ok. 12 passed; 0 failed; 1 ignored"),
+    ("Tests:       1 failed, 5 passed, 6 total", (5, 1, None, 6),
+     "Tests: 1 failed, 5 passed, 6 total"),
+    ("Ran 7 tests in 0.01s\n\nFAILED (failures=2)", (5, 2, None, 7),
+     "Ran 7 tests, FAILED (failures=2)"),
 ])
-def test_test_counts(output: str, described: str) -> None:
-    counts = counts_of(output)
-    assert counts is not None
-    assert described in counts.describe()
+def test_test_counts(output: str, counts: tuple[int | None, ...], described: str) -> None:
+    """The counts are read into numbers; the line says what the runner said, in its words
+    (a reader compares them with the runner's output: 1 doctest and 12 tests stay so)."""
+    found = counts_of(output)
+    assert found is not None
+    assert (found.passed, found.failed, found.skipped, found.total) == counts
+    assert found.describe() == described
 
 
 def test_failing_tests_fail_the_run_even_with_exit_zero() -> None:

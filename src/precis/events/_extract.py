@@ -22,12 +22,16 @@ _CODING = frozenset({"read", "create", "edit", "move", "delete", "command", "tes
                      "plan", "fetch", "subagent"})
 _SERVICE = frozenset({"lookup", "change"})
 _INTENT_CHARS = 240
+_LIST_ITEM = re.compile(r"^\s*(?:[-*•+]|\d{1,2}[.)])\s")
 _SENTENCES = re.compile(r"(?<=[.!?。！？:])\s+|\n+")
 
 
 def _intent(text: str) -> str:
-    """The last sentence or two of what the assistant wrote before a call."""
-    sentences = [s.strip() for s in _SENTENCES.split(text) if s.strip()]
+    """The last sentence or two of what the assistant wrote before a call (its prose: the
+    items of a list it wrote are no intent)."""
+    lines = [ln for ln in text.splitlines() if not _LIST_ITEM.match(ln)] or text.splitlines()
+    sentences = [s.strip().replace("**", "") for s in _SENTENCES.split("\n".join(lines))
+                 if s.strip()]
     out = ""
     for s in reversed(sentences):
         candidate = (s + " " + out).strip() if out else s

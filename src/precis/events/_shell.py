@@ -233,7 +233,8 @@ def test_counts(output: str) -> TestCounts | None:
             if key in found:
                 found[key] += int(n)
         return TestCounts(passed=found["passed"], failed=found["failed"],
-                          errors=found["errors"] or None, skipped=found["skipped"] or None)
+                          errors=found["errors"] or None, skipped=found["skipped"] or None,
+                          said=lines[-1].strip("= ") or None)
     best: TestCounts | None = None
     for pattern, names in _COUNT_PATTERNS:
         matches = list(pattern.finditer(output))
@@ -252,7 +253,11 @@ def test_counts(output: str) -> TestCounts | None:
             values["passed"] = values["total"] - values["failed"] - values.get("skipped", 0)
         if names[0] == "passed" and best is not None:  # cargo prints one line per target
             continue
-        best = TestCounts(**values)
+        said = " ".join(m.group(0).split())
+        if names == ("total",):  # unittest: "Ran 12 tests" and then OK or FAILED (…)
+            verdict = re.search(r"^(OK\b.*|FAILED \(.*\))$", output[m.end():], re.MULTILINE)
+            said += f", {verdict.group(1)}" if verdict else ""
+        best = TestCounts(**values, said=said)
     cargo = re.findall(r"test result: \w+\. (\d+) passed; (\d+) failed", output)
     if len(cargo) > 1:  # several test binaries: add them up
         best = TestCounts(passed=sum(int(p) for p, _ in cargo),

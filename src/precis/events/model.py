@@ -64,7 +64,8 @@ SessionKind = Literal["coding", "service", "chat"]
 
 @dataclass(frozen=True)
 class TestCounts:
-    """Counts a test run printed (those it did not print are None)."""
+    """Counts a test run printed (those it did not print are None), and the runner's own
+    summary line (``14 doctests, 410 tests, 0 failures``) when there is one."""
 
     __test__ = False  # not a pytest class
 
@@ -73,12 +74,16 @@ class TestCounts:
     errors: int | None = None
     skipped: int | None = None
     total: int | None = None
+    said: str | None = None
 
     @property
     def failing(self) -> int:
         return (self.failed or 0) + (self.errors or 0)
 
     def describe(self) -> str:
+        """The runner's own words when it printed a summary line, else the counts."""
+        if self.said:
+            return self.said
         parts = []
         if self.total is not None:
             parts.append(f"{self.total} tests")

@@ -290,22 +290,24 @@ def fit(view: View) -> Step | None:
     reserve = view.counter.count(widest) + 1
     for _ in range(3):
         try:
-            out, replaced = _fit_once(view, budget - reserve, keep, offload_id)
+            out, replaced, cut = _fit_once(view, budget - reserve, keep, offload_id)
         except ConfigError:  # too small a budget for a summary and the note: no note
-            out, replaced = _fit_once(view, budget, keep, None)
+            out, replaced, cut = _fit_once(view, budget, keep, None)
             break
         over = view.counter.count_messages(out) - budget
         if over <= 0:
             break
         reserve += over + 4
-    return Step(out, view.first, len(msgs) - 1, len(replaced),
-                {offload_id: replaced} if replaced else {}, note=f"compacted to {budget} tokens")
+    offloads = {**cut, **({offload_id: replaced} if replaced else {})}
+    return Step(out, view.first, len(msgs) - 1, len(replaced), offloads,
+                note=f"compacted to {budget} tokens")
 
 
 def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
-              ) -> tuple[list[Message], list[Message]]:
+              ) -> tuple[list[Message], list[Message], dict[str, list[Message]]]:
     """The working context compacted to ``budget`` with the offload note (when
-    ``offload_id`` is given) added to the summary; and the messages it replaced."""
+    ``offload_id`` is given) added to the summary; the messages it replaced; and the
+    originals of the recent messages it kept with their long parts cut, by offload id."""
     from precis.compact import compress
 
     msgs = view.messages
@@ -314,6 +316,13 @@ def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
     out = list(result.messages)
     body = [m for m in msgs if m.role != "system"]
     replaced = body[: max(0, len(body) - result.kept_messages)]
+    cut: dict[str, list[Message]] = {}
+    for j, (m, o) in enumerate(zip(out, result.origin)):
+        if o is not None and m.metadata.get("precis") == "shortened":
+            # a recent message kept with its long parts cut: the original stays reloadable
+            cut_id = _new_id()
+            cut[cut_id] = [msgs[o]]
+            out[j] = _with_preview(msgs[o], cut_id, view.config.preview_chars, view.language)
     first = next((i for i, m in enumerate(out) if m.role != "system"), None)
     if offload_id and replaced and first is not None and result.summarized_count:
         note = offload_note(view.language, offload_id, f"{len(replaced)} earlier messages")
@@ -321,7 +330,7 @@ def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
         out[first] = Message(summary.role, [*summary.parts, Text(note)],
                              metadata={**summary.metadata, "precis": "summary",
                                        "offload_id": offload_id})
-    return out, replaced
+    return out, replaced, cut
 
 
 STRATEGY_FUNCTIONS: dict[str, Callable[[View], Step | None]] = {

@@ -8,7 +8,8 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense", "join", "sentences", "split_sentences", "top_of", "top_sentences"]
+__all__ = ["condense", "join", "list_items", "sentences", "split_sentences", "top_of",
+           "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
 # a sentence ends at . ! ? ; (not the "1." of a numbered list: after a number only when
@@ -160,6 +161,29 @@ def _lists(text: str) -> list[tuple[str, bool]]:
         for n in range(0, len(items), _ITEMS):
             out.append(("; ".join(i.rstrip(";.") for i in items[n:n + _ITEMS]), False))
     return out
+
+
+def list_items(text: str) -> list[str]:
+    """The items of the last list in ``text`` (each with the items nested under it, on one
+    line; emphasis marks left out): the steps of a plan the speaker lists."""
+    items: list[str] = []
+    indent = 0
+    in_list = False
+    for line in text.strip().splitlines():
+        if not line.strip():
+            continue  # blank lines between items keep the list
+        m = _ITEM.match(line)
+        if not m:
+            in_list = in_list and line[0].isspace()  # prose at the margin ends a list
+            continue
+        depth = len(m.group(1).expandtabs(4))
+        if not in_list:
+            items, indent, in_list = [], depth, True
+        if depth <= indent or not items:
+            items.append(_flat(m.group(2)))
+        else:
+            items[-1] += (" " if items[-1].endswith(":") else ", ") + _flat(m.group(2))
+    return items
 
 
 def _all_sentences(text: str) -> list[str]:

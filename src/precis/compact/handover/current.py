@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from precis.compact.handover._condense import split_sentences
+from precis.compact.handover._condense import list_items, split_sentences
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
@@ -125,7 +125,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
                 f for p in paths[:8] for f in last_change[p].fragments)))), critical=True,
                 kind="current", why="files changed after the last commit"))
     m, text = _last_text(story) if not service else (-1, "")
-    if text:
+    if text and len(list_items(text)) < 2:  # (a plan it lists is the next step's)
         frags = story.text_fragments(m)
         if frags:
             said = tuple(word(lang, "last_said", text=story.quote(text, n))
@@ -152,6 +152,48 @@ def _workflow(story: Story) -> list[Action]:
                 and a.status == "ok" and not a.reads_only:
             steps.setdefault(short_command(a), a)
     return list(steps.values())
+
+
+_PLAN_REACH = 40  # a plan is looked for in this many of the last messages
+_KEY = re.compile(r"[^a-z0-9]")
+
+
+def _plan(story: Story) -> list[Entry]:
+    """The steps the assistant last listed as its plan, after the user's latest request and
+    shortly before the cut (``I'll update: 1. … 2. …``); a step that names a file changed
+    since says so."""
+    lang = story.language
+    latest = max((r.message for r in story.requests), default=story.start - 1)
+    for m in range(story.end - 1, max(latest, story.end - _PLAN_REACH, story.start - 1), -1):
+        msg = story.conv.messages[m]
+        if msg.role != "assistant":
+            continue
+        text = " ".join(p.text for p in msg.parts if isinstance(p, Text)).strip()
+        steps = list_items(text) if text else []
+        if len(steps) < 2:
+            continue
+        frags = story.text_fragments(m)
+        if not frags:
+            return []
+        changed = [p for a in story.actions if a.message >= m and a.changes_files
+                   and a.status == "ok" for p in a.paths]
+
+        def step(s: str, limit: int, changed: list[str] = changed) -> str:
+            head = _KEY.sub("", re.split(r"\s[-–—:]\s|:\s", s, maxsplit=1)[0].lower())
+            done = next((p for p in changed if len(head) >= 5 and
+                         head in _KEY.sub("", p.lower())), None)
+            mark = (f"（之后已改 `{done.rsplit('/', 1)[-1]}`）" if story.zh else
+                    f" (edited since: `{done.rsplit('/', 1)[-1]}`)") if done else ""
+            return clip(s, limit) + mark
+
+        sep = "；" if story.zh else "; "
+        variants = tuple(dict.fromkeys(
+            word(lang, "next_plan", where=story.where(m),
+                 items=sep.join(f"{n}. {step(s, limit)}" for n, s in enumerate(steps[:10], 1)))
+            for limit in (200, 100, 50)))
+        return [Entry("next_step", 2.5, 8.5, variants, frags, critical=True, kind="plan",
+                      why="the steps the assistant listed as its plan before the cut")]
+    return []
 
 
 def build_next(story: Story, key: str) -> list[Entry]:
@@ -185,6 +227,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
         out.append(Entry(key, 1, 7.5, (word(lang, "next_open", task=task),),
                          cites[t.id or t.text],
                          kind="next", why="the next open task"))
+    out.extend(_plan(story))
     m, text = _last_text(story)
     if text:
         sentences = split_sentences(text)

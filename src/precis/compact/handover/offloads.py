@@ -44,12 +44,14 @@ def build_offloads(story: Story) -> list[Entry]:
                 if ident in seen:
                     continue
                 seen.add(ident)
-                head = clip(before.strip().splitlines()[0], 100) if before.strip() else ""
-                line = f"{head} {note}".strip()
+                first = before.strip().splitlines()[0].lstrip("-*• ") if before.strip() else ""
+                variants = tuple(dict.fromkeys(f"{clip(first, n)} {note}".strip()
+                                               for n in (100, 40)))
                 sources = tuple(f for f in story.fragments_of.get(m, ())
                                 if f in story.part_fragments(m, p)) or tuple(
                     story.fragments_of.get(m, ())[:1])
                 if sources:
-                    out.append(Entry(KEY, m, 9.0, (line, note), sources, critical=True,
+                    # the shortest still names what was offloaded: what to reload
+                    out.append(Entry(KEY, m, 9.0, variants, sources, critical=True,
                                      kind="offload", why="a note that leads to offloaded content"))
     return out
