@@ -125,6 +125,8 @@ def build_files(story: Story, key: str) -> list[Entry]:
             priority += 1.0
         if current:
             priority += 1.0
+        if rec.created:  # a new file: what the work made
+            priority += 0.8
         if rec.path.startswith(("/", "~")):  # outside the project (a harness's plan file)
             priority -= 3.0
         sources = tuple(dict.fromkeys(f for a in changes[-12:]
