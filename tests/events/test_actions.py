@@ -128,6 +128,8 @@ def test_a_rejected_call_is_no_failure() -> None:
 @pytest.mark.parametrize(("output", "counts", "described"), [
     ("===== 3 failed, 41 passed, 2 skipped in 1.2s =====", (41, 3, 2, None),
      "3 failed, 41 passed, 2 skipped in 1.2s"),
+    ("FAILED tests/t.py::test_a - TimeoutError\n1 failed, 1 passed in 0.42s", (1, 1, None, None),
+     "1 failed, 1 passed in 0.42s"),  # pytest -q: no "=" frame
     ("Finished in 0.4 seconds\n49 tests, 0 failures", (49, 0, None, 49), "49 tests, 0 failures"),
     ("1 doctest, 12 tests, 2 failures", (11, 2, None, 13), "1 doctest, 12 tests, 2 failures"),
     ("test result: ok. 12 passed; 0 failed; 1 ignored", (12, 0, 1, None),

@@ -58,6 +58,7 @@ HANDOVER_TAIL_SHARE = 0.12  # ... and this share under an agent's handover (its 
 TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
+_GENEROUS_SHARE = 0.6  # the most of a budget the verbatim tail takes (when it is generous)
 _SPARE = 0.1  # a handover that leaves this share of the budget unused gives it to the tail
 _REFITS = 2
 _BOOST = 6.0
@@ -171,6 +172,10 @@ def compress(
     t = time.perf_counter()
     share = (TIMELINE_TAIL_SHARE if tmpl.timeline else
              HANDOVER_TAIL_SHARE if events.kind != "chat" else CHAT_TAIL_SHARE)
+    if budget is not None and not tmpl.timeline:
+        # a budget that holds much of the conversation keeps much of it verbatim: the
+        # summary is of the older part only (a handover of everything says less)
+        share = max(share, min(_GENEROUS_SHARE, 0.75 * budget / max(1, as_is_tokens)))
     start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
                                             system_tokens + priming, counter, share)
     first = dialog[0] if dialog else len(messages)

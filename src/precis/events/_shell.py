@@ -219,7 +219,10 @@ _COUNT_PATTERNS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
     (re.compile(r"Ran (\d+) tests?"), ("total",)),
 )
 _PYTEST = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed|deselected)\b")
-_PYTEST_LINE = re.compile(r"^=+ .*\b(?:passed|failed|error|skipped)\b.* in [\d.]+s.*=+$",
+# pytest's summary line, with its "=" frame or bare (-q): "1 failed, 1 passed in 0.42s"
+_PYTEST_LINE = re.compile(r"^(?:=+ .*\b(?:passed|failed|error|skipped)\b.* in [\d.]+s.*=+|"
+                          r"\d+ (?:passed|failed|errors?|skipped|deselected|xfailed|xpassed|"
+                          r"warnings?)(?:, \d+ \w+)* in [\d.]+s(?: \([^)\n]*\))?)$",
                           re.MULTILINE)
 
 

@@ -40,6 +40,8 @@ class Entry:
     # the sources a rendering cites (of ``sources``, those that say what it shows); set by
     # the builder, all of ``sources`` when None
     narrow: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None
+    # a critical entry is first taken at this rendering when it fits (else its shortest)
+    least: int | None = None
 
     def cited(self, variant: int) -> tuple[str, ...]:
         if self.narrow is None:
@@ -73,11 +75,12 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
         count: Callable[[str], int]) -> dict[int, int]:
     """Which entries to keep and at which rendering: ``{entry index: variant index}``.
 
-    The critical entries are taken first at their shortest rendering, by priority, while
-    they fit. Then one greedy: every step either takes another entry at its shortest
-    rendering or makes a taken one one step fuller, whichever is worth the most per token
-    (its priority squared times what the step adds to the summary: words and values not
-    shown yet, over the tokens it costs), while it fits."""
+    The critical entries are taken first, by priority, while they fit: at the rendering
+    they ask for (``least``) when it fits, else at their shortest. Then one greedy: every
+    step either takes another entry at its shortest rendering or makes a taken one one
+    step fuller, whichever is worth the most per token (its priority squared times what
+    the step adds to the summary: words and values not shown yet, over the tokens it
+    costs), while it fits."""
     memo: dict[tuple[int, int], int] = {}
 
     def cost(k: int, v: int) -> int:
@@ -111,8 +114,12 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
     for k in ranked:
         e = entries[k]
         if e.critical and e.variants:
-            v = len(e.variants) - 1
-            need = cost(k, v) + (0 if e.section in opened else header.get(e.section, 4))
+            head = 0 if e.section in opened else header.get(e.section, 4)
+            shortest = len(e.variants) - 1
+            v = shortest if e.least is None else min(e.least, shortest)
+            if cost(k, v) + head > left:
+                v = shortest
+            need = cost(k, v) + head
             if need <= left:
                 take(k, v, need)
 

@@ -133,8 +133,8 @@ def build_delivered(story: Story, key: str) -> list[Entry]:
             text = f"{story.where(f.provenance.message)}: {stub}"
             out.append(Entry(key, f.provenance.message + i / 1e6, 4.5, (text,), (f.id,),
                              kind="code", why="code the assistant gave"))
-        elif f.kind in _SPOKEN:
-            for fact in facts(f.text):
+        elif f.kind in _SPOKEN and story.events.kind == "chat":  # (an agent's commands
+            for fact in facts(f.text):                            # are its actions)
                 if fact.kind == "command":
                     shown = f"`{fact.text}`"
                     if shown not in commands:

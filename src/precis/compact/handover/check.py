@@ -19,7 +19,7 @@ __all__ = ["HandoverCheck", "check_handover", "own_words_out"]
 _SHOWN = 20
 # the numbers precis writes itself: "msg 12", "消息 12", "(+3)", "edited 3x", "(2)" steps,
 # test counts it adds up ("49 passed")
-_OWN_WORDS = re.compile(r"\bmsg \d+|消息 \d+|\(\+\d+\)|\b\d+x\b|\(\d+\)|"
+_OWN_WORDS = re.compile(r"\bmsg \d+(?:, \d+)*|消息 \d+(?:、\d+)*|\(\+\d+\)|\b\d+x\b|\(\d+\)|"
                         r"\b\d+ (?:tests|passed|failed|errors|skipped|lines|rows|times|results|"
                         r"files)\b|\b\d+ of \d+\b|\d+ 行|修改 \d+ 次|失败 \d+ 次")
 

@@ -42,16 +42,38 @@ def _changed_by(story: Story, request: Request) -> int | None:
     return None
 
 
+def _rule(story: Story, request: Request) -> bool:
+    """Whether ``request`` sets a rule the agent must keep (a constraint the analysis found
+    in the user's words, not replaced later): it is never left out."""
+    types = story.analysis.classifications
+    later = story.analysis.consolidation.superseded_by
+    return any(fid in story.index and types[story.index[fid]].type == "constraint"
+               and fid not in later for fid in request.fragments)
+
+
 def build_requests(story: Story, key: str) -> list[Entry]:
     out: list[Entry] = []
     lang = story.language
     substantive = [r for r in story.requests if r.kind == "request"]
     first = substantive[0].message if substantive else None
     last = substantive[-1].message if substantive else None
+    # a request said again word for word is one line with the messages that said it
+    said_at: dict[str, list[Request]] = {}
+    for r in substantive:
+        said_at.setdefault(" ".join(story.own_words(r.text).lower().split()), []).append(r)
     for r in story.requests:
         if not r.fragments:
             continue
         where = story.where(r.message)
+        again: list[Request] = []
+        if r.kind == "request":
+            same = said_at[" ".join(story.own_words(r.text).lower().split())]
+            if same[0] is not r:
+                continue  # on the line of its first time
+            again = same[1:]
+            if again:
+                where += ("、" if story.zh else ", ") + ("、" if story.zh else ", ").join(
+                    str(x.message + 1) for x in again)
         if r.kind == "interrupt":
             stopped = next((a for a in reversed(story.actions) if a.message < r.message
                             and a.status == "rejected"), None)
@@ -72,19 +94,23 @@ def build_requests(story: Story, key: str) -> list[Entry]:
                              why=f"user reply to the assistant, {where}"))
             continue
         suffix = word(lang, "queued") if r.queued else ""
-        changed = _changed_by(story, r)
+        changed = _changed_by(story, again[-1] if again else r)
         if changed is not None:
             suffix += word(lang, "changed_later", where=story.where(changed))
         head = word(lang, "user_at", where=where)
         sep = "：" if story.zh else ": "
         said = story.own_words(r.text)
-        critical = r.message in (first, last)
-        sizes = (_FULL, _LONG, _CRITICAL_SHORT) if critical else (_FULL, _LONG, _MEDIUM, _SHORT)
-        variants = tuple(f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}"
-                         for n in sizes)
-        variants = tuple(dict.fromkeys(variants))  # a short request reads the same in all
-        out.append(Entry(key, r.message, 9.0 if critical else 8.0, variants, r.fragments,
-                         critical=critical, kind="request",
+        rule = _rule(story, r)
+        critical = r.message == first or last in (x.message for x in (r, *again)) or rule
+        sizes = (_FULL, _LONG, _CRITICAL_SHORT, _SHORT) if critical else \
+            (_FULL, _LONG, _MEDIUM, _SHORT)
+        variants = tuple(dict.fromkeys(  # (a short request reads the same in all)
+            f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}" for n in sizes))
+        # the first request and the one in force are not cut shorter while there is room
+        least = len(variants) - 2 if critical and len(variants) == len(sizes) else None
+        out.append(Entry(key, r.message, 9.2 if rule else 9.0 if critical else 8.0, variants,
+                         tuple(dict.fromkeys(f for x in (r, *again) for f in x.fragments)),
+                         critical=critical, kind="request", least=least,
                          why=f"a request the user wrote, {where}"))
     if substantive:
         latest = substantive[-1]
