@@ -5,7 +5,7 @@ shingle sets, candidates, their texts) that live until the call returns. With th
 on, its generational passes find next to nothing to free yet keep rescanning all of them:
 5-15% of the analysis time and 50-110 ms of a 200k-token compaction, measured. Reference
 counting still frees what is dropped; a large reference cycle must be broken by hand (see
-``SummaryBuilder.close``). A caller that had the collector disabled keeps it so.
+``TimelineBuilder.close``). A caller that had the collector disabled keeps it so.
 """
 
 from __future__ import annotations

@@ -15,14 +15,16 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from _builders import summary_builder
+from _builders import timeline_builder
 
 import precis
 from precis import ConfigError, Conversation, Message, ToolCall, ToolResult
 from precis.compact import compress
-from precis.compact._build import Candidate, SummaryBuilder, _estimate, _units
 from precis.compact._compress import _list_tokens
 from precis.compact.summary import SummaryItem
+from precis.compact.timeline import TimelineBuilder
+from precis.compact.timeline._candidate import MESSAGE_LOG, PIN, Candidate
+from precis.compact.timeline._ranking import estimate, units
 from precis.tokens import TokenCounter, get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -156,7 +158,7 @@ def test_a_candidate_gives_the_same_item_until_it_changes() -> None:
     assert item.render() == "first wording [S3]"
     cand.sources = ("S3", "S4")
     assert cand.item().render() == "first wording [S3, S4]"
-    cand._text = None  # a log line's text is made again on every fill
+    cand._text = None  # its text made again
     assert cand.item().render() == "second wording [S3, S4]"
     cand.speaker = "Tom"
     assert cand.item().text == "Tom: second wording"
@@ -165,45 +167,47 @@ def test_a_candidate_gives_the_same_item_until_it_changes() -> None:
 # -- the coverage index and the ranking --------------------------------------------------------
 
 
-def _builder(name: str) -> SummaryBuilder:
-    return summary_builder(load(name))
+def _builder(name: str) -> TimelineBuilder:
+    return timeline_builder(load(name))
 
 
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh"])
 def test_unit_weights_are_the_inverse_document_frequency(name: str) -> None:
     builder = _builder(name)
-    cov = builder._coverage_index()
+    cov = builder.ranking._index()
     weight = dict(zip(cov.ids, cov.weights))
     holders = {u: cov.held_by[n] for u, n in cov.ids.items()}
     # the units of a line that its fragments say (a tool's label and line count aside)
-    units = [builder._said_units(c) if c.section != "log" else set()
-             for c in builder.candidates]
-    n = sum(1 for c in builder.candidates if c.section != "log") + 1
-    df = Counter(u for found in units for u in found)
+    said = [builder.ranking._said_units(c) if c.section != MESSAGE_LOG else set()
+            for c in builder.candidates]
+    n = sum(1 for c in builder.candidates if c.section != MESSAGE_LOG) + 1
+    df = Counter(u for found in said for u in found)
     assert set(weight) == set(df)
     for u, d in df.items():
         w = 1000 * math.log((n + 1) / (d + 0.5)) / math.log(n + 1)
         assert weight[u] == int(w if u.isalpha() else w * 2.0)  # facts weigh twice
-        assert holders[u] == [k for k, found in enumerate(units) if u in found]
-    assert cov.total == [sum(weight[u] for u in found) for found in units]
+        assert holders[u] == [k for k, found in enumerate(said) if u in found]
+    assert cov.total == [sum(weight[u] for u in found) for found in said]
     rare = [u for u, d in df.items() if d == 1 and u.isalpha()]
     common = [u for u, d in df.items() if d == max(df.values()) and u.isalpha()]
     if rare and common and max(df.values()) > 1:
         assert weight[rare[0]] > weight[common[0]]
 
 
-def _reference_order(builder: SummaryBuilder, free: list[Candidate], covered: set[str]
+def _reference_order(builder: TimelineBuilder, free: list[Candidate], covered: set[str]
                      ) -> list[Candidate]:
-    """The greedy for maximum coverage written plainly (dicts by candidate, a lazy heap)."""
-    units = {id(c): builder._said_units(c) for c in builder.candidates
-             if c.section != "log"}
-    df = Counter(u for found in units.values() for u in found)
-    n = len(units) + 1
+    """The greedy for maximum coverage written plainly (dicts by candidate, a lazy heap; a
+    question costs twice its tokens)."""
+    said = {id(c): builder.ranking._said_units(c) for c in builder.candidates
+            if c.section != MESSAGE_LOG}
+    df = Counter(u for found in said.values() for u in found)
+    n = len(said) + 1
     weight = {u: int(1000 * math.log((n + 1) / (d + 0.5)) / math.log(n + 1)
                      * (1.0 if u.isalpha() else 2.0)) for u, d in df.items()}
-    gain = {id(c): sum(weight[u] for u in units[id(c)] - covered) for c in free}
+    gain = {id(c): sum(weight[u] for u in said[id(c)] - covered) for c in free}
     base = {id(c): int(max(0.0, c.priority) * 0.15 * 1000) for c in free}
-    cost = {id(c): _estimate(c.text) + 10 for c in free}
+    cost = {id(c): (estimate(c.text) + 10) * (2.0 if c.text.rstrip().endswith(("?", "？"))
+                                              else 1.0) for c in free}
     by_id = {id(c): c for c in free}
     heap = [(-(base[id(c)] + gain[id(c)]) / cost[id(c)], -c.order, k, id(c))
             for k, c in enumerate(free)]
@@ -216,10 +220,10 @@ def _reference_order(builder: SummaryBuilder, free: list[Candidate], covered: se
             heapq.heappush(heap, (fresh, tie, k, cid))
             continue
         order.append(by_id[cid])
-        for u in units[cid] - covered:
+        for u in said[cid] - covered:
             covered.add(u)
-            for other in units:
-                if other in gain and u in units[other]:
+            for other in said:
+                if other in gain and u in said[other]:
                     gain[other] -= weight[u]
     return order
 
@@ -232,13 +236,13 @@ def test_ranking_is_the_plain_greedy_for_coverage(name: str) -> None:
     def key(c: Candidate) -> tuple[float, int]:
         return (-c.priority, -c.order)
 
-    ranked = list(builder._ranking(key, present, {}, room=1))
+    ranked = list(builder.ranking.order(key, present, {}, room=1))
     pinned = sorted((c for c in builder.candidates
-                     if c.section != "log" and c.priority >= 10.0), key=key)
-    free = [c for c in builder.candidates if c.section != "log" and c.priority < 10.0]
-    covered = _units(present)
+                     if c.section != MESSAGE_LOG and c.priority >= PIN), key=key)
+    free = [c for c in builder.candidates if c.section != MESSAGE_LOG and c.priority < PIN]
+    covered = units(present)
     for c in pinned:
-        covered |= builder._said_units(c)
+        covered |= builder.ranking._said_units(c)
     assert len(free) > 3
     assert ranked[:len(pinned)] == pinned
     assert ranked[len(pinned):] == _reference_order(builder, free, covered)

@@ -1,6 +1,7 @@
 """What the summary carries and how densely: shell commands and other exact facts, tool calls
-and JSON results in brief, the exact-details list, the timeline of a conversation that is
-mostly talk, and outputs that fit the budget as text too."""
+and JSON results in brief, the exact-details list (the timeline's: those tests use the ``log``
+template), the timeline of a conversation that is mostly talk, and outputs that fit the
+budget as text too."""
 
 from __future__ import annotations
 
@@ -10,16 +11,17 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from _builders import summary_builder
+from _builders import timeline_builder
 
 import precis
 from precis import Conversation, Message, Text, ToolCall, ToolResult
 from precis.analysis import analyze
 from precis.compact import compress, get_template
-from precis.compact._build import _fact_weight, _held, _units
 from precis.compact._digest import core_text, json_shape, script_digest, tool_call_digest
 from precis.compact._facts import command_lines, exact_facts, facts, runs_program
 from precis.compact._retained import fact_scan as _fact_scan
+from precis.compact.timeline._details import _fact_weight, _held
+from precis.compact.timeline._ranking import units as _units
 from precis.tokens import get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -199,15 +201,15 @@ def test_a_tool_result_line_carries_what_the_tool_said_not_its_label() -> None:
         Message(role="user", parts=[Text("ok")]),
         Message(role="assistant", parts=[Text("Anything else?")]),
     ])
-    builder = summary_builder(conv)
+    builder = timeline_builder(conv)
     result = next(c for c in builder.candidates
                   if builder.fragments[c.order].kind == "tool_result")
     assert result.text.endswith("(23 lines)")  # the line as the summary shows it
-    units = builder._said_units(result)
+    units = builder.ranking._said_units(result)
     assert {"collected", "412", "items", "tests/api"} <= units
     assert not {"23", "returned", "lines"} & units
     spoken = next(c for c in builder.candidates if "All 412 tests" in c.text)
-    assert builder._said_units(spoken) == _units(spoken.text)
+    assert builder.ranking._said_units(spoken) == _units(spoken.text)
 
 
 # -- exact details ---------------------------------------------------------------------------
@@ -215,7 +217,7 @@ def test_a_tool_result_line_carries_what_the_tool_said_not_its_label() -> None:
 
 def test_details_list_facts_plainly_and_neighbours_share_a_line() -> None:
     conv = load("coding_en")
-    result = compress(conv, budget=int(tokens(conv) * 0.6))
+    result = compress(conv, budget=int(tokens(conv) * 0.6), template="log")
     assert result.summary is not None
     details = next(s for s in result.summary.sections if s.key == "details")
     assert any(len(item.sources) > 1 for item in details.items)
@@ -268,7 +270,7 @@ def details_facts(result: precis.compact.CompressionResult) -> list[str]:
 def test_a_small_budget_keeps_the_commands_verbatim() -> None:
     conv = shop_session()
     budget = 150  # the summary has room for the details, not for sentences besides
-    result = compress(conv, budget=budget)
+    result = compress(conv, budget=budget, template="log")
     assert result.compressed_tokens <= budget
     shown = result.text()
     for command in SHOP_SCRIPT:
@@ -282,7 +284,7 @@ def test_a_small_budget_keeps_the_commands_verbatim() -> None:
 @pytest.mark.parametrize(("budget", "commands"), [(80, 0), (100, 2), (120, 2)])
 def test_a_tiny_budget_lists_facts_before_sentences(budget: int, commands: int) -> None:
     conv = shop_session()
-    result = compress(conv, budget=budget)
+    result = compress(conv, budget=budget, template="log")
     assert result.compressed_tokens <= budget
     assert result.kept_messages == 0  # the answer cut to its core would take too much
     shown = result.text()
@@ -309,7 +311,7 @@ def test_the_facts_the_user_gave_come_before_cheaper_ones(budget: int) -> None:
         Message(role="tool", parts=[ToolResult("c1", rows, name="bash")]),
         Message.of("assistant", "worker-29 uses the most memory: 3121 MB."),
     ])
-    result = compress(conv, budget=budget)
+    result = compress(conv, budget=budget, template="log")
     assert result.compressed_tokens <= budget
     assert url in details_facts(result)
     assert "4100" in result.text()  # and the agent's facts in the room left
@@ -319,7 +321,7 @@ def test_details_list_no_fact_another_listed_fact_shows() -> None:
     for conv, budget in [(shop_session(), 150), (shop_session(), 100),
                          (load("coding_en"), int(tokens(load("coding_en")) * 0.3)),
                          (load("sql_en"), int(tokens(load("sql_en")) * 0.5))]:
-        listed = details_facts(compress(conv, budget=budget))
+        listed = details_facts(compress(conv, budget=budget, template="log"))
         assert listed
         for fact in listed:
             holders = [other for other in listed if other != fact and fact in _held(other)]
@@ -403,7 +405,7 @@ def test_numbers_come_before_names_in_the_details() -> None:
     names = ["db_host", "db_port", "db_name", "cache_host", "log_level", "pool_size"]
     with_names = 0
     for budget in range(62, 82, 4):
-        result = compress(settings_session(), budget=budget)
+        result = compress(settings_session(), budget=budget, template="log")
         assert result.compressed_tokens <= budget
         listed = details_facts(result)
         if any(name in listed for name in names):
@@ -422,7 +424,7 @@ def test_shell_keywords_and_braces_are_no_details() -> None:
         Message(role="tool", parts=[ToolResult("c1", "ok", name="bash")]),
         Message.of("assistant", "The logs are compressed and copied to /backup."),
     ])
-    result = compress(conv, budget=90)
+    result = compress(conv, budget=90, template="log")
     listed = details_facts(result)
     assert "gzip -9 $f" in listed
     for word in ("done", "fi", "{", "}"):
@@ -515,15 +517,6 @@ def test_compressing_a_timeline_again_keeps_its_lines() -> None:
     assert again.summary is not None
     lines = {i.text for i in first.summary.items}
     assert lines <= {i.text for i in again.summary.items}
-
-
-def test_fix_is_not_labelled_twice() -> None:
-    conv = load("coding_en")
-    result = compress(conv, budget=int(tokens(conv) * 0.8))
-    assert result.summary is not None
-    rendered = result.summary.render()
-    assert "→ fix: raise keepalive_timeout" in rendered
-    assert "fix: The fix:" not in rendered
 
 
 def test_summary_message_is_a_plain_user_message() -> None:

@@ -8,17 +8,18 @@ from itertools import islice
 from pathlib import Path
 
 import pytest
-from _builders import summary_builder
+from _builders import timeline_builder
 
 import precis
-from precis.compact._build import Candidate, SummaryBuilder
 from precis.compact.summary import SummaryItem, cite
+from precis.compact.timeline import TimelineBuilder
+from precis.compact.timeline._candidate import MESSAGE_LOG, PIN, Candidate
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
 
 
-def _builder(name: str) -> SummaryBuilder:
-    return summary_builder(precis.load(FIXTURES / f"{name}.json"))
+def _builder(name: str) -> TimelineBuilder:
+    return timeline_builder(precis.load(FIXTURES / f"{name}.json"))
 
 
 def _key(c: Candidate) -> tuple[float, int]:
@@ -30,9 +31,9 @@ def test_a_ranking_read_in_parts_is_the_whole_ranking(name: str) -> None:
     builder = _builder(name)
     present = "the recent messages mention port 8080"
     # room for none: the greedy decides the whole order
-    whole = list(builder._ranking(_key, present, {}, room=1))
+    whole = list(builder.ranking.order(_key, present, {}, room=1))
     assert len(whole) == len(builder.candidates) > 3
-    ranked = builder._ranking(_key, present, {}, room=1)
+    ranked = builder.ranking.order(_key, present, {}, room=1)
     first = list(islice(ranked, 3))  # the fill stops reading early ...
     assert first == whole[:3]
     a, b = iter(ranked), iter(ranked)  # ... and reads it again from the start
@@ -44,20 +45,20 @@ def test_a_ranking_read_in_parts_is_the_whole_ranking(name: str) -> None:
 
 def test_a_ranking_where_all_fit_is_pinned_then_by_priority() -> None:
     builder = _builder("coding_en")
-    ranked = list(builder._ranking(_key, "", {}, room=10**9))
+    ranked = list(builder.ranking.order(_key, "", {}, room=10**9))
     assert sorted(ranked, key=_key) == ranked  # no choice to make: by priority
-    assert ranked == list(builder._ranking(_key, "", {}, room=10**9))
+    assert ranked == list(builder.ranking.order(_key, "", {}, room=10**9))
 
 
 def test_a_boosted_candidate_comes_right_after_the_pinned_ones() -> None:
     builder = _builder("coding_en")
-    free = [c for c in builder.candidates if c.section != "log" and c.priority < 10.0]
+    free = [c for c in builder.candidates if c.section != MESSAGE_LOG and c.priority < PIN]
     target = next(c for c in reversed(free)  # one whose fragment no other candidate cites
                   if not any(c.sources[0] in o.sources for o in free if o is not c))
-    pinned = [c for c in builder.candidates if c.section != "log" and c.priority >= 10.0]
-    ranked = list(builder._ranking(_key, "", {target.sources[0]: 6.0}, room=1))
+    pinned = [c for c in builder.candidates if c.section != MESSAGE_LOG and c.priority >= PIN]
+    ranked = list(builder.ranking.order(_key, "", {target.sources[0]: 6.0}, room=1))
     assert ranked[len(pinned)] is target
-    assert ranked == list(builder._ranking(_key, "", {target.sources[0]: 6.0}, room=1))
+    assert ranked == list(builder.ranking.order(_key, "", {target.sources[0]: 6.0}, room=1))
 
 
 @pytest.mark.parametrize(("sources", "expected"), [

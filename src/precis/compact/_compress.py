@@ -31,9 +31,9 @@ from dataclasses import replace
 from precis._gc import collector_paused
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
-from precis.compact._build import DETAILS_SHARE, SummaryBuilder, fragment_language, mostly_talk
 from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
+from precis.compact._kind import fragment_language, mostly_talk
 from precis.compact._pairs import repair, valid_starts, window_start
 from precis.compact.handover import HandoverBuilder
 from precis.compact.levels import LevelPreset, get_level
@@ -41,6 +41,7 @@ from precis.compact.quality import Retention, measure_retention
 from precis.compact.result import CompressionResult, render_messages
 from precis.compact.summary import Summary
 from precis.compact.templates import Template, get_template
+from precis.compact.timeline import DETAILS_SHARE, TimelineBuilder
 from precis.errors import ConfigError, EmptyInputError
 from precis.events import extract_events
 from precis.model import Conversation, Message, Part, Text, Thinking, ToolCall, ToolResult
@@ -189,7 +190,7 @@ def compress(
     dates = DateFormatter(conv, language)
 
     def summarize(start: int, tail: list[Message], tail_tokens: int) -> tuple[
-            SummaryBuilder | HandoverBuilder, Summary, int, str, list[int]]:
+            TimelineBuilder | HandoverBuilder, Summary, int, str, list[int]]:
         """The builder of the messages before ``start``, its summary in the room that
         the budget (or the level) leaves next to ``tail``, that room, and the text of
         what else is sent."""
@@ -200,9 +201,9 @@ def compress(
         room = (preset.room * older_tokens if budget is None
                 else budget - priming - system_tokens - tail_tokens)
         kept = sum(1 for m in tail if m.role != "system")
-        builder: SummaryBuilder | HandoverBuilder
+        builder: TimelineBuilder | HandoverBuilder
         if tmpl.timeline:
-            builder = SummaryBuilder(
+            builder = TimelineBuilder(
                 analysis, first, start, template=tmpl, preset=preset, language=language,
                 count=count, kept=kept, dates=dates, budgeted=budget is not None,
                 terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
