@@ -98,15 +98,6 @@ class Template:
         """Every section is the timeline (``log``): the summary is what was said when."""
         return all(spec.source == "log" for spec in self.sections)
 
-    def section_for_type(self) -> dict[str, str]:
-        """Fragment type -> key of the first section that takes it."""
-        owner: dict[str, str] = {}
-        for spec in self.sections:
-            if spec.source in ("types", "goal", "errors"):
-                for kind in spec.types:
-                    owner.setdefault(kind, spec.key)
-        return owner
-
 
 def _section(data: object, where: str) -> SectionSpec:
     if not isinstance(data, dict):
