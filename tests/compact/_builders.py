@@ -7,6 +7,7 @@ from precis.analysis import analyze
 from precis.compact import get_template
 from precis.compact._dates import DateFormatter
 from precis.compact._kind import fragment_language
+from precis.compact._scope import SummaryScope
 from precis.compact.levels import get_level
 from precis.compact.timeline import TimelineBuilder
 from precis.tokens import get_counter
@@ -20,7 +21,8 @@ def timeline_builder(conv: Conversation) -> TimelineBuilder:
     analysis = analyze(conv)
     language = fragment_language(analysis.segmentation.fragments)
     n = len(conv.messages)
-    return TimelineBuilder(analysis, 0, n - 2, template=get_template("log"),
-                           preset=get_level("normal"), language=language,
-                           count=get_counter("estimate").count, kept=2,
-                           dates=DateFormatter(conv, language), budgeted=True)
+    scope = SummaryScope(analysis, 0, n - 2, template=get_template("log"),
+                         preset=get_level("normal"), language=language,
+                         count=get_counter("estimate").count, kept=2,
+                         dates=DateFormatter(conv, language), budgeted=True)
+    return TimelineBuilder(scope)

@@ -35,6 +35,7 @@ from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
 from precis.compact._kind import fragment_language, mostly_talk
 from precis.compact._pairs import repair, valid_starts, window_start
+from precis.compact._scope import SummaryScope
 from precis.compact.handover import HandoverBuilder
 from precis.compact.levels import LevelPreset, get_level
 from precis.compact.quality import Retention, measure_retention
@@ -201,17 +202,16 @@ def compress(
         room = (preset.room * older_tokens if budget is None
                 else budget - priming - system_tokens - tail_tokens)
         kept = sum(1 for m in tail if m.role != "system")
+        scope = SummaryScope(analysis, first, start, template=tmpl, preset=preset,
+                             language=language, count=count, kept=kept, dates=dates,
+                             budgeted=budget is not None)
         builder: TimelineBuilder | HandoverBuilder
         if tmpl.timeline:
             builder = TimelineBuilder(
-                analysis, first, start, template=tmpl, preset=preset, language=language,
-                count=count, kept=kept, dates=dates, budgeted=budget is not None,
+                scope,
                 terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
         else:
-            builder = HandoverBuilder(
-                analysis, first, start, template=tmpl, preset=preset, language=language,
-                count=count, kept=kept, dates=dates, budgeted=budget is not None,
-                events=events)
+            builder = HandoverBuilder(scope, events=events)
         if budget is not None:
             allowance = int(room) - _message_frame(counter)
         else:

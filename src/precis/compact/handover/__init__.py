@@ -12,12 +12,10 @@ first. A summary precis wrote earlier that lies in the range is carried over lin
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection
 
-from precis.analysis import Analysis
-from precis.compact._dates import DateFormatter
 from precis.compact._facts import exact_facts
+from precis.compact._scope import ScopedBuilder, SummaryScope
 from precis.compact.handover._fit import Entry, fit
 from precis.compact.handover._story import Story
 from precis.compact.handover.chat import build_background, build_delivered, build_open, build_qa
@@ -41,9 +39,7 @@ from precis.compact.handover.service import (
 from precis.compact.handover.spec import build_spec
 from precis.compact.handover.types import build_types
 from precis.compact.handover.work import build_done, build_pending
-from precis.compact.levels import LevelPreset
-from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection
-from precis.compact.templates import Template
+from precis.compact.summary import Summary, SummaryItem, SummarySection
 from precis.events import SessionEvents, extract_events
 from precis.events._registry import parse_arguments
 from precis.model import ToolCall
@@ -73,8 +69,6 @@ BUILDERS: dict[str, Builder] = {
     "spec": build_spec,
     "runs": build_runs,
 }
-_CITATION_TAIL = re.compile(r"\s*\[(?:S\d+(?:-S\d+)?(?:, )?)+\]\s*$")
-_BULLET = re.compile(r"^\s*[-*+]\s+")
 
 
 def _strings(value: object) -> list[str]:
@@ -87,56 +81,31 @@ def _strings(value: object) -> list[str]:
     return [str(value)] if value is not None else []
 
 
-class HandoverBuilder:
-    """The handover of ``analysis``'s messages ``[start, end)`` (see the module docs)."""
+class HandoverBuilder(ScopedBuilder):
+    """The handover of a scope (see the module docs); ``events`` are the conversation's
+    (extracted here when not given)."""
 
     refits = False  # the quality check does not re-fit a handover for exact facts
 
-    def __init__(
-        self,
-        analysis: Analysis,
-        start: int,
-        end: int,
-        *,
-        template: Template,
-        preset: LevelPreset,
-        language: str,
-        count: Callable[[str], int],
-        kept: int,
-        dates: DateFormatter,
-        budgeted: bool = False,
-        terse: bool = False,
-        events: SessionEvents | None = None,
-    ) -> None:
-        self.analysis = analysis
-        self.conv = analysis.conversation
-        self.start, self.end = start, end
-        self.template = template
-        self.language = language
-        self.count = count
-        self.kept = kept
-        frags = analysis.segmentation.fragments
-        self.fragments = frags
-        self.range = [i for i, f in enumerate(frags)
-                      if start <= f.provenance.message < end and f.role != "system"]
-        summaries = {m for m, msg in enumerate(self.conv.messages)
-                     if msg.role == "user" and HEADER.match(msg.text)}
-        self.prior = {frags[i].provenance.message for i in self.range} & summaries
-        self.dropped: dict[str, list[str]] = {}
+    def __init__(self, scope: SummaryScope, *, events: SessionEvents | None = None) -> None:
+        super().__init__(scope)
+        language = self.language
+        frags = self.fragments
         if events is None:
             events = extract_events(self.conv, frags)
-        self.story = Story(conv=self.conv, analysis=analysis, events=events, start=start,
-                           end=end, language=language, dates=dates, range=self.range)
-        self.titles = {s.key: s.title_in(language) for s in template.sections}
+        self.story = Story(conv=self.conv, analysis=self.analysis, events=events,
+                           start=self.start, end=self.end, language=language, dates=scope.dates,
+                           range=self.range)
+        self.titles = {s.key: s.title_in(language) for s in self.template.sections}
         self.entries: list[Entry] = self._prior_entries()
         self.titles[OFFLOADS] = OFFLOAD_TITLES["zh" if language == "zh" else "en"]
         self.entries.extend(build_offloads(self.story))
-        for spec in template.sections:
+        for spec in self.template.sections:
             if spec.source == "types":
                 self.entries.extend(build_types(self.story, spec.key, spec.types))
             elif spec.source in BUILDERS:
                 self.entries.extend(BUILDERS[spec.source](self.story, spec.key))
-        folded = analysis.consolidation.folded
+        folded = self.analysis.consolidation.folded
         self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
         self._index = {f.id: i for i, f in enumerate(frags)}
         self._sources: dict[str, str] = {}
@@ -176,22 +145,9 @@ class HandoverBuilder:
         title they stood under (the first section when it is not in this template)."""
         by_title = {title: spec.key for spec in self.template.sections
                     for title in spec.title.values()}
-        default = self.template.sections[0].key
-        out: list[Entry] = []
-        for m in sorted(self.prior):
-            section = default
-            for i in self.range:
-                f = self.fragments[i]
-                if f.provenance.message != m:
-                    continue
-                if f.kind == "heading":
-                    section = by_title.get(f.text.lstrip("#").strip(), default)
-                elif f.kind == "list_item":
-                    text = _CITATION_TAIL.sub("", _BULLET.sub("", f.text)).strip()
-                    if text:
-                        out.append(Entry(section, -1e6 + i, 8.0, (text,), (f.id,),
-                                         kind="summary", why="a line of an earlier summary"))
-        return out
+        return [Entry(section, -1e6 + i, 8.0, (text,), (self.fragments[i].id,), kind="summary",
+                      why="a line of an earlier summary")
+                for i, section, text in self.carried_lines(by_title)]
 
     def fill(self, allowance: int, boost: dict[str, float] | None = None, present: str = "",
              details_share: float = 0.0) -> tuple[Summary, list[Entry]]:
@@ -248,10 +204,6 @@ class HandoverBuilder:
                 return "\n".join([part.name, f.text, *_strings(parse_arguments(part.arguments))])
         return f.text
 
-    def high_ids(self) -> list[str]:
-        a = self.analysis
-        return [self.fragments[i].id for i in self.range if a.importance[i].level == "HIGH"]
-
     def retention_facts(self) -> list[tuple[str, str, str]]:
         """(fact, kind, fragment id) of the range's HIGH fragments: what the quality report
         measures (a guard; the handover is not re-fitted for it)."""
@@ -259,11 +211,6 @@ class HandoverBuilder:
 
         return [(text, kind, self.fragments[i].id)
                 for text, kind, i in high_facts(self.analysis, self.range, self.prior)]
-
-    def unused(self, cited: set[str]) -> list[str]:
-        dropped = {fid for ids in self.dropped.values() for fid in ids}
-        return [self.fragments[i].id for i in self.range
-                if self.fragments[i].id not in cited and self.fragments[i].id not in dropped]
 
     def close(self) -> None:
         self.entries = []

@@ -23,16 +23,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from precis.analysis import Analysis
-from precis.compact._dates import DateFormatter, format_date, parse_date
+from precis.compact._dates import format_date, parse_date
 from precis.compact._digest import digest
 from precis.compact._facts import facts
 from precis.compact._labels import label
 from precis.compact._retained import priority
+from precis.compact._scope import ScopedBuilder, SummaryScope
 from precis.compact._terse import terse
-from precis.compact.levels import LevelPreset
-from precis.compact.summary import HEADER, Summary, SummaryItem, SummarySection
-from precis.compact.templates import Template
+from precis.compact.summary import Summary, SummaryItem, SummarySection
 from precis.compact.timeline._candidate import MESSAGE_LOG, PIN, Candidate, constant
 from precis.compact.timeline._details import (
     DETAILS,
@@ -49,8 +47,6 @@ from precis.segment.model import Fragment
 __all__ = ["TimelineBuilder"]
 
 _FIRST = 100.0  # a rank ahead of any priority (pins and boosts included)
-_CITATION_TAIL = re.compile(r"\s*\[(?:S\d+(?:-S\d+)?(?:, )?)+\]\s*$")
-_BULLET = re.compile(r"^\s*[-*+]\s+")
 _MAX_NAMES = 6
 # the overview of an earlier timeline: "In short: Lena and Tom, 6 April 2024 to 11 May 2024 ["
 _PRIOR_OVERVIEW = (
@@ -71,62 +67,31 @@ _EXTRA_TITLES = {MESSAGE_LOG: ("Conversation log", "对话记录"),
                  DETAILS: ("Exact details", "原样细节")}
 
 
-class TimelineBuilder:
-    """The timeline summary of ``analysis``'s messages ``[start, end)`` (system messages
-    excluded), for a template made only of ``log`` sections."""
+class TimelineBuilder(ScopedBuilder):
+    """The timeline summary of a scope whose template is made only of ``log`` sections."""
 
     refits = True  # the quality check may re-fit it with the lost facts boosted
 
-    def __init__(
-        self,
-        analysis: Analysis,
-        start: int,
-        end: int,
-        *,
-        template: Template,
-        preset: LevelPreset,
-        language: str,
-        count: Callable[[str], int],
-        kept: int,
-        dates: DateFormatter,
-        budgeted: bool = False,
-        terse: bool = False,
-    ) -> None:
-        self.analysis = analysis
-        self.conv = analysis.conversation
-        self.start, self.end = start, end
-        self.template = template
-        self.preset = preset
-        self.language = language
-        self.count = count
-        self.kept = kept
-        self.dates = dates
+    def __init__(self, scope: SummaryScope, *, terse: bool = False) -> None:
+        super().__init__(scope)
+        self.preset = scope.preset
+        self.dates = scope.dates
         # with a budget every level may compete for the room, by priority
-        self.levels = ("HIGH", "MEDIUM", "LOW") if budgeted else preset.levels
-        frags = analysis.segmentation.fragments
-        self.fragments = frags
-        self.range = [
-            i for i, f in enumerate(frags)
-            if start <= f.provenance.message < end and f.role != "system"
-        ]
+        self.levels = ("HIGH", "MEDIUM", "LOW") if scope.budgeted else scope.preset.levels
         self.in_range = set(self.range)
         self.by_message: dict[int, list[int]] = {}  # message -> its fragments in the range
         for i in self.range:
-            self.by_message.setdefault(frags[i].provenance.message, []).append(i)
-        self.position = {f.id: i for i, f in enumerate(frags)}
-        self.dropped: dict[str, list[str]] = {}
+            self.by_message.setdefault(self.fragments[i].provenance.message, []).append(i)
+        self.position = {f.id: i for i, f in enumerate(self.fragments)}
         self.call_names = {p.id: p.name for m in self.conv.messages for p in m.parts
                            if isinstance(p, ToolCall)}
-        # summaries precis wrote before (a re-compaction), and those in the range
-        self.summaries = {m for m, msg in enumerate(self.conv.messages)
-                          if msg.role == "user" and HEADER.match(msg.text)}
-        self.prior = {frags[i].provenance.message for i in self.range} & self.summaries
         self.terse = terse  # lines in note style (see _terse)
         self._short: tuple[SummaryItem, ...] | None = None  # see short
         self.candidates = self._candidates()
-        self.ranking = CoverageRanking(self.candidates, frags, self.position, self.range)
-        self.details = DetailsList(analysis, self.range, self.prior, count, dates,
-                                   self.section_title(DETAILS))
+        self.ranking = CoverageRanking(self.candidates, self.fragments, self.position,
+                                       self.range)
+        self.details = DetailsList(self.analysis, self.range, self.prior, self.count,
+                                   self.dates, self.section_title(DETAILS))
 
     # -- candidates ---------------------------------------------------------------------
 
@@ -225,28 +190,16 @@ class TimelineBuilder:
         for key, titles in _EXTRA_TITLES.items():
             for title in titles:
                 by_title[title] = key
-        default = self.template.sections[0].key
         out: list[Candidate] = []
-        for m in sorted(self.prior):
-            section = default
-            for i in self.range:
-                frag = self.fragments[i]
-                if frag.provenance.message != m:
-                    continue
-                if frag.kind == "heading":
-                    section = by_title.get(frag.text.lstrip("#").strip(), default)
-                    continue
-                if frag.kind != "list_item":
-                    continue
-                text = _CITATION_TAIL.sub("", _BULLET.sub("", frag.text)).strip()
-                dated = _DATE_PREFIX.match(text)  # "[8 May 2023] ..." keeps its date
-                if dated:
-                    text = text[dated.end():]
-                if not text:
-                    continue
-                out.append(Candidate(section, i, (frag.id,), PIN + priority(self.analysis, i),
-                                     constant(text), "summary", "HIGH",
-                                     dated.group(1) if dated else None))
+        for i, section, text in self.carried_lines(by_title):
+            dated = _DATE_PREFIX.match(text)  # "[8 May 2023] ..." keeps its date
+            if dated:
+                text = text[dated.end():]
+            if not text:
+                continue
+            out.append(Candidate(section, i, (self.fragments[i].id,),
+                                 PIN + priority(self.analysis, i), constant(text), "summary",
+                                 "HIGH", dated.group(1) if dated else None))
         return out
 
     # -- overview -----------------------------------------------------------------------
@@ -293,10 +246,6 @@ class TimelineBuilder:
         return [SummaryItem(text, tuple(dict.fromkeys(ids)), None, None)]
 
     # -- what the quality check measures ------------------------------------------------
-
-    def high_ids(self) -> list[str]:
-        a = self.analysis
-        return [self.fragments[i].id for i in self.range if a.importance[i].level == "HIGH"]
 
     def retention_facts(self) -> list[tuple[str, str, str]]:
         """(fact, kind, fragment id) for the quality check."""
@@ -492,13 +441,6 @@ class TimelineBuilder:
     def _message_of(self, cand: Candidate) -> int:
         return self.fragments[cand.order].provenance.message if 0 <= cand.order < len(
             self.fragments) else -1
-
-    def unused(self, cited: set[str]) -> list[str]:
-        """Fragments of the range in no item and not dropped for a reason: no room."""
-        dropped = {fid for ids in self.dropped.values() for fid in ids}
-        return [self.fragments[i].id for i in self.range
-                if self.fragments[i].id not in cited
-                and self.fragments[i].id not in dropped]
 
     def close(self) -> None:
         """Let go of the candidates once the summary is made (no fill after this). Their
