@@ -83,7 +83,8 @@ def check_handover(summary: Summary | None, requests: dict[int, tuple[str, ...]]
     unverified: list[str] = []
     for item in items:
         source = "\n".join(fragment_text.get(s, "") for s in item.sources)
-        for fact in {f.text for f in exact_facts(own_words_out(item.text))}:
+        # each value once, in the order the line says them (the result is deterministic)
+        for fact in dict.fromkeys(f.text for f in exact_facts(own_words_out(item.text))):
             fact = fact.rstrip("…")
             if not fact:
                 continue

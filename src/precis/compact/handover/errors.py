@@ -113,7 +113,7 @@ def _single(story: Story, f: Failure, what: str) -> tuple[str, ...]:
     cause = clip(f.cause, 170) if f.cause else ""
     head = word(lang, "failed", what=what, cause=cause) if cause else \
         word(lang, "failed_plain", what=what)
-    short_head = word(lang, "failed", what=what, cause=clip(f.cause, 70)) if cause else head
+    short_head = word(lang, "failed", what=what, cause=clip(f.cause, 120)) if cause else head
     fix = _fix_text(story, f)
     sep = "；" if story.zh else "; "
     said = word(lang, "explained", text=clip(plain(f.explanation), 160)) if f.explanation \

@@ -101,7 +101,7 @@ def build_requests(story: Story, key: str) -> list[Entry]:
         sep = "：" if story.zh else ": "
         said = story.own_words(r.text)
         rule = _rule(story, r)
-        critical = r.message == first or last in (x.message for x in (r, *again)) or rule
+        critical = r.message == first or any(x.message == last for x in (r, *again)) or rule
         sizes = (_FULL, _LONG, _CRITICAL_SHORT, _SHORT) if critical else \
             (_FULL, _LONG, _MEDIUM, _SHORT)
         variants = tuple(dict.fromkeys(  # (a short request reads the same in all)

@@ -52,7 +52,7 @@ def item_sources(story: Story) -> dict[str, tuple[str, ...]]:
             for t in a.tasks:
                 listed[t.text] = a.call_fragments
     return {k: tuple(dict.fromkeys((*listed.get(k, ()), *changed.get(k, ()))))
-            for k in {*listed, *changed}}
+            for k in dict.fromkeys([*listed, *changed])}
 
 
 def _pushes(a: Action) -> bool:
