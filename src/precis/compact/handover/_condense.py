@@ -8,8 +8,8 @@ import re
 
 from precis.compact._facts import facts
 
-__all__ = ["condense", "join", "list_items", "sentences", "split_sentences", "top_of",
-           "top_sentences"]
+__all__ = ["announces", "condense", "courtesy", "join", "list_items", "sentences",
+           "split_sentences", "top_of", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
 # a sentence ends at . ! ? ; (not the "1." of a numbered list: after a number only when
@@ -198,6 +198,23 @@ def _all_sentences(text: str) -> list[str]:
             else:
                 found.append(piece)
     return found
+
+
+# a sentence that only announces what the speaker is about to do ("Let me check that.")
+_ANNOUNCE = re.compile(r"^(?:(?:ok(?:ay)?|now|first|next|then|also|sure|great)[,.!]?\s+)*"
+                       r"(?:let me|let's|i'll|i will|i'm going to|i am going to|please hold|"
+                       r"one moment|让我|我来|我先|请稍等)(?! know)", re.IGNORECASE)
+
+
+def announces(sentence: str) -> bool:
+    """Whether ``sentence`` only says what the speaker is about to do."""
+    return bool(_ANNOUNCE.match(sentence.strip()))
+
+
+def courtesy(text: str) -> bool:
+    """Whether ``text`` is nothing but courtesies ("Thanks!", "I see.", "好的")."""
+    found = _all_sentences(text)
+    return bool(found) and all(_COURTESY.match(s) for s in found)
 
 
 def sentences(text: str) -> list[str]:

@@ -6,10 +6,18 @@ from __future__ import annotations
 
 from precis.compact._digest import code_stub
 from precis.compact._facts import facts
-from precis.compact.handover._condense import join, sentences, top_sentences
+from precis.compact.handover._condense import (
+    announces,
+    courtesy,
+    join,
+    sentences,
+    split_sentences,
+    top_sentences,
+)
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip
 from precis.compact.handover._words import word
+from precis.compact.handover.requests import changed_by, is_rule
 from precis.events import Request
 
 __all__ = ["build_background", "build_delivered", "build_open", "build_qa"]
@@ -38,8 +46,11 @@ def _answer(story: Story, r: Request, until: int) -> tuple[list[int], list[int]]
 
 
 def _answer_text(story: Story, picks: list[int]) -> str:
+    """The answer's words, without the sentences that only announce ("Let me look.")."""
     frags = story.analysis.segmentation.fragments
-    return story.own_words(join([frags[i].text.strip() for i in picks], story.language))
+    said = [x for i in picks for x in split_sentences(frags[i].text)]
+    kept = [x for x in said if not announces(x)] or said
+    return story.own_words(join(kept, story.language))
 
 
 def build_qa(story: Story, key: str) -> list[Entry]:
@@ -53,17 +64,34 @@ def build_qa(story: Story, key: str) -> list[Entry]:
     for k, (r, until) in enumerate(zip(asked, nexts)):
         if not r.fragments:
             continue
+        if r.kind == "reply" and r.answers:
+            # "ok" / "好的" to an offer: what was accepted, not a question of its own
+            variants = tuple(dict.fromkeys(
+                word(story.language, "replied", where=story.where(r.message),
+                     reply=story.quote(r.text, 60), offer=story.quote(r.answers, n))
+                for n in (200, 90)))
+            out.append(Entry(key, r.message, 4.0 + (k + 1) / total, variants, r.fragments,
+                             kind="qa", why="a user's reply to the assistant's offer"))
+            continue
+        if courtesy(r.text) and k < len(asked) - 1:
+            continue  # "I see." / "谢谢" tells nothing the next line does not
         spoken, _ = _answer(story, r, until)
         weight = max((a.importance[story.index[f]].score for f in r.fragments), default=0.0)
         told = min(2.0, 0.5 * len(facts(r.text)))  # what the user tells (names, values)
         recency = 1.0 * (k + 1) / total + min(1.0, weight / 4) + told
         answer = _answer_text(story, spoken) if spoken else ""
         variants = tuple(dict.fromkeys(_variants(story, r, answer)))
+        changed = changed_by(story, r)
+        rule = not changed and is_rule(story, r)
+        if changed is not None:  # a rule replaced later: said so, and told last
+            note = word(story.language, "changed_later", where=story.where(changed))
+            variants = tuple(v + note for v in variants)
+            recency -= 3.0
         frags = story.analysis.segmentation.fragments
         shown = [frags[i].id for i in spoken if frags[i].text.strip()[:24] in variants[0]]
         sources = tuple(dict.fromkeys((*r.fragments, *shown)))
-        out.append(Entry(key, r.message, 5.5 + recency, variants, sources,
-                         critical=r.message in (first, last), kind="qa",
+        out.append(Entry(key, r.message, 5.5 + recency + (2.0 if rule else 0.0), variants,
+                         sources, critical=r.message in (first, last) or rule, kind="qa",
                          why="a user message and the core of the answer to it"))
     return out
 

@@ -10,7 +10,7 @@ from precis.compact.handover._words import word
 from precis.compact.handover.errors import describe_action
 from precis.events import Request
 
-__all__ = ["build_requests"]
+__all__ = ["build_goal", "build_requests", "changed_by", "is_rule"]
 
 _FULL, _LONG, _MEDIUM, _SHORT = 700, 320, 150, 70
 _CRITICAL_SHORT = 220  # the request in force and the first are never cut shorter
@@ -20,7 +20,7 @@ _LEAD = 6.0  # a long request says what it is about first (an issue before instr
 _REQUIREMENTS = frozenset({"goal", "constraint", "plan", "todo", "decision"})
 
 
-def _changed_by(story: Story, request: Request) -> int | None:
+def changed_by(story: Story, request: Request) -> int | None:
     """The later user message of the summarized range that supersedes a requirement of
     ``request`` (a goal, rule or plan replaced by a newer version of it: the analysis's
     requirement chains). A change in the recent messages is there for the reader to see."""
@@ -42,7 +42,7 @@ def _changed_by(story: Story, request: Request) -> int | None:
     return None
 
 
-def _rule(story: Story, request: Request) -> bool:
+def is_rule(story: Story, request: Request) -> bool:
     """Whether ``request`` sets a rule the agent must keep (a constraint the analysis found
     in the user's words, not replaced later): it is never left out."""
     types = story.analysis.classifications
@@ -94,13 +94,13 @@ def build_requests(story: Story, key: str) -> list[Entry]:
                              why=f"user reply to the assistant, {where}"))
             continue
         suffix = word(lang, "queued") if r.queued else ""
-        changed = _changed_by(story, again[-1] if again else r)
+        changed = changed_by(story, again[-1] if again else r)
         if changed is not None:
             suffix += word(lang, "changed_later", where=story.where(changed))
         head = word(lang, "user_at", where=where)
         sep = "：" if story.zh else ": "
         said = story.own_words(r.text)
-        rule = _rule(story, r)
+        rule = is_rule(story, r)
         critical = r.message == first or any(x.message == last for x in (r, *again)) or rule
         sizes = (_FULL, _LONG, _CRITICAL_SHORT, _SHORT) if critical else \
             (_FULL, _LONG, _MEDIUM, _SHORT)

@@ -8,6 +8,7 @@ import re
 
 from precis.compact._facts import facts
 from precis.compact.handover._condense import (
+    announces,
     sentences,
     split_sentences,
     top_of,
@@ -31,12 +32,6 @@ _RULE = re.compile(r"\b(?:cannot|can't|can not|unable to|not (?:able|allowed|pos
                    r"permitted|eligible|refundable)|only (?:be|if|when|allowed)|must|policy|"
                    r"required|non-refundable|no longer)\b|不能|无法|只能|必须|不允许|不可",
                    re.IGNORECASE)
-# a sentence that only announces what the agent is about to do
-_ANNOUNCE = re.compile(r"^(?:(?:ok(?:ay)?|now|first|next|then|also|sure)[,.!]?\s+)*(?:let me|"
-                       r"let's|i'll|i will|i'm going to|i am going to|please hold|one moment|"
-                       r"让我|我来|我先|请稍等)(?! know)", re.IGNORECASE)
-
-
 def _label_before(text: str, start: int) -> str:
     before = re.split(r"[.!?;,。！？；，]", text[max(0, start - 60):start])[-1]
     words = [w.rstrip(":") for w in re.findall(r"[\w'-]+:?", before)]
@@ -155,7 +150,7 @@ def build_replies(story: Story, key: str) -> list[Entry]:
         if not frags:
             continue
         found = sentences(text)
-        told = [x for x in found if not _ANNOUNCE.match(x)]  # not "Let me check that."
+        told = [x for x in found if not announces(x)]  # not "Let me check that."
         head = ("助手（" + story.where(m) + "）：") if story.zh else f"Agent ({story.where(m)}): "
         # a list of details made one sentence may be long: it is cut later than prose
         variants = tuple(dict.fromkeys(head + top_of(told or found, k, story.chars(360), lang)

@@ -30,8 +30,8 @@ def build_types(story: Story, key: str, types: tuple[str, ...]) -> list[Entry]:
             continue
         if f.kind not in _SPOKEN and f.kind not in _CODE:
             continue
-        if a.importance[i].level == "LOW":
-            continue
+        if a.importance[i].level == "LOW" or len(f.text.strip()) < story.chars(16):
+            continue  # ("Final day." is no decision)
         picked.append((a.importance[i].score, i))
     picked.sort(reverse=True)
     out: list[Entry] = []
