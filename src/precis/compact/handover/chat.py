@@ -49,7 +49,7 @@ def _answer_text(story: Story, picks: list[int]) -> str:
     """The answer's words, without the sentences that only announce ("Let me look.")."""
     frags = story.analysis.segmentation.fragments
     said = [x for i in picks for x in split_sentences(frags[i].text)]
-    kept = [x for x in said if not announces(x)] or said
+    kept = [x for x in said if not announces(x)]  # (an answer that only announces: none)
     return story.own_words(join(kept, story.language))
 
 
@@ -163,7 +163,7 @@ def build_delivered(story: Story, key: str) -> list[Entry]:
                              kind="code", why="code the assistant gave"))
         elif f.kind in _SPOKEN and story.events.kind == "chat":  # (an agent's commands
             for fact in facts(f.text):                            # are its actions)
-                if fact.kind == "command":
+                if fact.kind == "command" and f"`{fact.text}`" in f.text:  # as written
                     shown = f"`{fact.text}`"
                     if shown not in commands:
                         commands.append(shown)
