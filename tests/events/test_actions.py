@@ -238,3 +238,19 @@ def test_session_views(tmp_path: Path) -> None:
     edit = next(a for a in ev.actions if a.kind == "edit")
     assert edit.intent.startswith("The discount must be subtracted")
     assert "discounted?" in edit.names
+
+
+def test_paths_are_relative_to_the_directory_a_swe_agent_prompt_shows() -> None:
+    shown = "(Open file: /testbed/reproduce.py)\n(Current directory: /testbed)\nbash-$"
+    messages = [Message.of("user", "go"),
+                Message(role="assistant", parts=[ToolCall("c1", "create", json.dumps(
+                    {"filename": "reproduce.py"}))]),
+                Message(role="tool", parts=[ToolResult("c1", "[File: /testbed/reproduce.py]\n"
+                                                      + shown)]),
+                Message(role="assistant", parts=[ToolCall("c2", "str_replace_editor", json.dumps(
+                    {"command": "str_replace", "path": "/testbed/reproduce.py",
+                     "old_str": "a", "new_str": "b"}))]),
+                Message(role="tool", parts=[ToolResult("c2", "edited\n" + shown)]),
+                Message.of("assistant", "done")]
+    ev = extract_events(Conversation(messages))
+    assert [r.path for r in file_ledger(ev)] == ["reproduce.py"]

@@ -100,3 +100,19 @@ def test_an_earlier_precis_summary_is_no_request() -> None:
     ev = events_of(conv)
     assert [r.text for r in ev.requests] == ["Now deploy it."]
     assert [j.kind for j in ev.injected] == ["summary"]
+
+
+def test_a_swe_agent_task_is_its_issue_not_the_harness_manual() -> None:
+    task = ("We're currently solving the following issue within our repository. Here's the "
+            "issue text:\nISSUE:\nTimeDelta serialization precision is off by one.\n\n"
+            "INSTRUCTIONS:\nNow, you're going to solve this issue on your own. Your terminal "
+            "session has started and you're in the repository's root directory.\n"
+            "NOTE ABOUT THE EDIT COMMAND: Indentation really matters!\n")
+    conv = Conversation([Message.of("user", task), Message.of("assistant", "Let me look.")])
+    (request,) = events_of(conv).requests
+    assert "TimeDelta serialization precision is off by one." in request.text
+    assert "INSTRUCTIONS" not in request.text and "Indentation" not in request.text
+    # an INSTRUCTIONS heading in a user's own message is the user's words
+    own = "Please follow these.\nINSTRUCTIONS:\nKeep the API.\n"
+    conv = Conversation([Message.of("user", own), Message.of("assistant", "OK.")])
+    assert "Keep the API." in events_of(conv).requests[0].text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -45,10 +45,19 @@ def _intent(text: str) -> str:
     return out
 
 
+_CURRENT_DIR = re.compile(r"^\(Current directory: (/[^)\n]*)\)\s*$", re.MULTILINE)
+
+
 def _root(conv: Conversation, paths: list[str]) -> str:
+    """The project's root: the session's working directory (its metadata, or the one a
+    SWE-agent shell prompt shows most), else what the absolute paths share."""
     cwd = conv.metadata.get("cwd")
     if isinstance(cwd, str) and cwd.startswith("/"):
         return cwd.rstrip("/")
+    shown = Counter(d.rstrip("/") for m in conv.messages[:200] for p in m.parts
+                    if isinstance(p, ToolResult) for d in _CURRENT_DIR.findall(p.content))
+    if shown:
+        return shown.most_common(1)[0][0]
     absolute = [p for p in paths if p.startswith("/")]
     if len(absolute) < 2:
         return ""

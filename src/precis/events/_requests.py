@@ -88,6 +88,12 @@ def injected_kind(message: Message) -> str | None:
     return None
 
 
+# SWE-agent's task message: "We're currently solving the following issue … ISSUE: …" and
+# then "INSTRUCTIONS: …", the harness's manual of its commands (not the user's request)
+_ISSUE_TASK = re.compile(r"\s*We're currently solving the following issue\b")
+_HARNESS_MANUAL = re.compile(r"\n\s*INSTRUCTIONS:\s*\n.*\Z", re.DOTALL)
+
+
 def user_text(text: str) -> str:
     """``text`` without the injected blocks; a slash command keeps its name and arguments
     (``/review 12``), a shell line the user ran keeps its command (``! make test``)."""
@@ -102,6 +108,8 @@ def user_text(text: str) -> str:
         text = pattern.sub("", text)
     text = _COMMAND_TAGS.sub("", text)
     text = _SHELL_INPUT.sub("", text)
+    if _ISSUE_TASK.match(text):  # SWE-agent's task: the issue, then the harness's manual
+        text = _HARNESS_MANUAL.sub("", text)
     text = text.strip()
     if command and " " in shown.strip():
         text = (shown + "\n" + text).strip()

@@ -12,6 +12,7 @@ from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, plain
 from precis.compact.handover._words import word
 from precis.compact.handover.errors import describe_action, short_command
+from precis.compact.handover.runs import printed
 from precis.compact.handover.work import item_sources, relevant_items
 from precis.events import Action
 from precis.model import Text
@@ -89,9 +90,10 @@ def build_current(story: Story, key: str) -> list[Entry]:
             and a.status in ("ok", "failed")]
     if runs:
         a = runs[-1]
+        shown = printed(story, a) if a.counts is None and a.status == "ok" else ""
         result = action_phrase(a, story.zh) + (
             f" → {a.result}" if a.status == "failed" and a.result else
-            (" → ok" if a.counts is None and a.status == "ok" else ""))
+            (f" → {shown or 'ok'}" if a.counts is None and a.status == "ok" else ""))
         out.append(Entry(key, 1, 7.0, (word(lang, "last_result", text=clip(result, 220)),),
                          a.fragments, kind="current", why="the last command run"))
     commits = [a for a in acts if a.kind == "commit" and a.status == "ok"]
@@ -250,7 +252,7 @@ def build_next(story: Story, key: str) -> list[Entry]:
                                  frags, critical=True, kind="next",
                                  why="the assistant's last words ask the user"))
     latest = [r for r in story.requests if r.kind == "request"]
-    if latest and not story.later_requests:
+    if len(latest) > 1 and not story.later_requests:  # (one request: the section above)
         r = latest[-1]
         if r.fragments:
             out.append(Entry(key, 4, 5.0, (word(lang, "next_request",

@@ -11,13 +11,14 @@ from precis.compact.handover.errors import describe_action
 from precis.events import Action
 from precis.events._ledger import signature
 
-__all__ = ["build_runs"]
+__all__ = ["build_runs", "printed"]
 
 _KINDS = frozenset({"command", "build", "lint", "install"})  # test runs: in what is done
 _MAX = 10
 
 
-def _printed(story: Story, a: Action) -> str:
+def printed(story: Story, a: Action) -> str:
+    """What a run printed: its counts, or its output's first line that is not the shell's."""
     if a.counts is not None:
         return a.counts.describe()
     for line in output_of(story.conv, a).splitlines():
@@ -38,9 +39,9 @@ def build_runs(story: Story, key: str) -> list[Entry]:
     total = max(1, len(story.actions))
     out: list[Entry] = []
     for a in picked[-_MAX:]:
-        printed = _printed(story, a)
+        shown = printed(story, a)
         what = describe_action(a, 100)
-        variants = tuple(dict.fromkeys((f"{what} → {printed}" if printed else what,
+        variants = tuple(dict.fromkeys((f"{what} → {shown}" if shown else what,
                                         describe_action(a, 50))))
         sources = a.fragments
         if sources:
