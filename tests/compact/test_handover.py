@@ -209,3 +209,27 @@ def test_the_tail_cuts_tool_output_before_it_drops_messages(tmp_path: Path) -> N
     outputs = [p.content for m in result.messages for p in m.parts if isinstance(p, ToolResult)]
     assert outputs and all("more characters cut by precis" in o for o in outputs)
     assert result.compressed_tokens <= budget
+
+
+def test_a_chat_line_holds_the_users_ask_not_the_terminal_output_they_pasted() -> None:
+    paste = ("Do you want to protect the configuration file with a password?\n"
+             "   1) Add a passwordless client\n   2) Use a password for the client\n"
+             "Select an option [1-2]: 1\nUsing SSL: openssl OpenSSL 3.0.2 15 Mar 2022\n"
+             "Write out database with 1 new entries\nClient naam added.\n"
+             "The configuration file has been written to /home/openvpn/naam.ovpn.\n"
+             "root@openvpn:/home/openvpn#\n\n")
+    messages = [Message.of("user", paste + "Please write a user manual for adding a user.")]
+    for n in range(6):
+        messages.append(Message.of("assistant", f"Step {n}: run the installer again and pick "
+                                                f"option {n}. " * 6))
+        messages.append(Message.of("user", f"What does step {n} do exactly?"))
+    messages.append(Message.of("assistant", "It adds the client."))
+    conv = Conversation(messages)
+    result = compress(conv, budget=_share(conv, 0.35), keep_last=1)
+    assert result.template == "sections"
+    qa = _texts(_items(result)["qa"])
+    first = qa.splitlines()[0]
+    assert "Please write a user manual for adding a user." in first  # the ask
+    assert "Select an option [1-2]" not in first and "Using SSL" not in first
+    background = _texts(_items(result).get("background", []))
+    assert "Write out database" not in background  # what a terminal printed

@@ -61,7 +61,8 @@ TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers 
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
 _GENEROUS_SHARE = 0.6  # the most of a budget the verbatim tail takes (when it is generous)
-_SPARE = 0.1  # a handover that leaves this share of the budget unused gives it to the tail
+_SPARE = 0.25  # a handover that leaves this share of the budget unused gives it to the tail
+_SPARE_USE = 0.6  # ... this share of what it leaves (the summary made again may need more)
 _REFITS = 2
 _BOOST = 6.0
 
@@ -235,7 +236,7 @@ def compress(
         if spare > _SPARE * budget:
             grown = _choose_tail(messages, sizes, dialog, replace(preset, keep_last=len(dialog)),
                                  budget, system_tokens + priming, counter, share,
-                                 limit=tail_tokens + int(spare * 0.9))
+                                 limit=tail_tokens + int(spare * _SPARE_USE))
             if first < grown[0] < start:
                 start, tail, tail_tokens = grown
                 builder.close()

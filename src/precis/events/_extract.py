@@ -54,7 +54,7 @@ def _root(conv: Conversation, paths: list[str]) -> str:
     cwd = conv.metadata.get("cwd")
     if isinstance(cwd, str) and cwd.startswith("/"):
         return cwd.rstrip("/")
-    shown = Counter(d.rstrip("/") for m in conv.messages[:200] for p in m.parts
+    shown: Counter[str] = Counter(d.rstrip("/") for m in conv.messages[:200] for p in m.parts
                     if isinstance(p, ToolResult) for d in _CURRENT_DIR.findall(p.content))
     if shown:
         return shown.most_common(1)[0][0]

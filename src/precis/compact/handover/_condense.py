@@ -9,7 +9,7 @@ import re
 from precis.compact._facts import facts
 
 __all__ = ["announces", "condense", "courtesy", "join", "list_items", "sentences",
-           "split_sentences", "top_of", "top_sentences"]
+           "split_pasted", "split_sentences", "top_of", "top_sentences"]
 
 _SPACE = re.compile(r"\s+")
 # a sentence ends at . ! ? ; (not the "1." of a numbered list: after a number only when
@@ -231,13 +231,54 @@ _STANCE = re.compile(r"\b(?:don't|do not|doesn't|does not|never|must|only|withou
                      re.IGNORECASE)
 
 
+# what someone asks for: a request in their own words
+_ASKS = re.compile(r"\b(?:please|can you|could you|would you|write|explain|help me|show me|"
+                   r"give me|make|create|add|fix)\b|请|帮我|帮忙|能否|能不能|可以.{0,12}吗|写一|"
+                   r"给我|解释|怎么做|如何", re.IGNORECASE)
+# what a terminal printed and was pasted: a shell prompt, a menu's "[1-2]:", option lists
+_PASTED = re.compile(r"\w+@[\w.-]+:\S*\s*[#$]|\[\d+-\d+\]|(?:^|\s)\d[)）]\s*\S")
+
+
+_PROMPT_LINE = re.compile(r"^\s*\S+@[\w.-]+:\S*\s*[#$]")
+_PASTED_LINE = re.compile(r"^\s*\S+@[\w.-]+:\S*\s*[#$]|\[\d+-\d+\]\s*[:：]|^\s*\d[)）]\s*\S")
+
+
+def split_pasted(text: str) -> tuple[str, str]:
+    """``(own, pasted)``: the user's own words of ``text`` and what they pasted from a
+    terminal (the lines from the first that looks printed, a shell prompt or a menu, to
+    the last one). Text without such lines is all the user's own; a message that is only
+    a paste has no words of its own."""
+    lines = text.splitlines()
+    marked = [k for k, line in enumerate(lines) if _PASTED_LINE.search(line)]
+    if not marked:
+        return text, ""
+    first, last = marked[0], marked[-1]
+    def printed(line: str) -> bool:
+        return bool(line.strip()) and not _ASKS.search(line) \
+            and not line.rstrip().endswith(("?", "？"))
+
+    # a printed block starts a few lines above its first menu or prompt line and goes on
+    # after its last one, up to a blank line or the user's own question
+    while first > 0 and printed(lines[first - 1]):
+        first -= 1
+    while last + 1 < len(lines) and printed(lines[last + 1]):
+        last += 1
+    own = "\n".join(lines[:first] + lines[last + 1:]).strip()
+    pasted = "\n".join(lines[first:last + 1]).strip()
+    return own, pasted
+
+
 def _information(sentence: str) -> float:
     """How much a sentence tells: its exact facts (names, values, paths, commands) most,
-    then a stance (a wish, a refusal, a condition), its length in words; a question a
-    little (it says what is asked)."""
+    then a stance (a wish, a refusal, a condition) or a request, its length in words; a
+    question a little (it says what is asked). What a terminal printed and was pasted in
+    tells less than the words around it."""
     words = len(_WORD.findall(sentence)) if " " in sentence else len(sentence) // 2
-    return (3.0 * len(facts(sentence)) + min(words, 24) / 8
+    pasted = bool(_PASTED.search(sentence))
+    return (3.0 * min(len(facts(sentence)), 4) * (0.3 if pasted else 1.0)
+            + min(words, 24) / 8
             + (1.5 if _STANCE.search(sentence) else 0.0)
+            + (1.5 if not pasted and _ASKS.search(sentence) else 0.0)
             + (1.0 if sentence.endswith(("?", "？")) else 0.0))
 
 

@@ -4,6 +4,8 @@ commands it gave); what is still open."""
 
 from __future__ import annotations
 
+import re
+
 from precis.compact._digest import code_stub
 from precis.compact._facts import facts
 from precis.compact.handover._condense import (
@@ -11,6 +13,7 @@ from precis.compact.handover._condense import (
     courtesy,
     join,
     sentences,
+    split_pasted,
     split_sentences,
     top_sentences,
 )
@@ -96,6 +99,18 @@ def build_qa(story: Story, key: str) -> list[Entry]:
     return out
 
 
+_PROMPT = re.compile(r"^\s*\S+@[\w.-]+:\S*\s*[#$]\s*$")
+
+
+def _outcome_lines(pasted: str) -> list[str]:
+    """What a pasted terminal output came to: its last two lines (a program says how it
+    ended last), then its last one; shell prompts left out."""
+    lines = [ln.strip() for ln in pasted.splitlines() if ln.strip() and not _PROMPT.match(ln)]
+    if not lines:
+        return [pasted.strip()[:200]]
+    return list(dict.fromkeys((" ".join(lines[-2:]), lines[-1])))
+
+
 def _variants(story: Story, r: Request, answer: str) -> list[str]:
     """A user message's line, fullest first: its telling sentences with the answer's two
     most telling ones; with the answer's most telling one; then fewer of the message's own
@@ -104,10 +119,20 @@ def _variants(story: Story, r: Request, answer: str) -> list[str]:
     sentence alone. Sentences are whole, never cut mid-way."""
     lang = story.language
     where = story.where(r.message)
-    text = story.own_words(r.text)
-    count = len(sentences(text))
+    text, pasted = split_pasted(r.text)  # what they wrote, what a terminal printed
+    text = story.own_words(text)
+    count = len(sentences(text)) if text else 0
     cut = story.chars(220)
     own = [top_sentences(text, k, cut, lang) for k in range(min(count, 4), 0, -1)]
+    if pasted:  # the fullest line also tells what the pasted output said
+        label = "粘贴的输出：" if story.zh else "pasted output: "
+        shown = [clip(x, story.chars(200)) for x in _outcome_lines(pasted)]
+        if own:
+            fullest = f"{own[0]}（{label}{shown[0]}）" if story.zh else \
+                f"{own[0]} ({label}{shown[0]})"
+            own = [fullest, *own]
+        else:
+            own = [label + x for x in shown]
     if not answer:
         return [word(lang, "user_said", where=where, q=q) for q in own]
     best = top_sentences(answer, 1, story.chars(200), lang)
@@ -132,6 +157,8 @@ def build_background(story: Story, key: str) -> list[Entry]:
             continue
         if f.text.rstrip().endswith(("?", "？")):
             continue  # a question is asked, not a fact about the user
+        if f.text.strip() in split_pasted(story.conv.messages[f.provenance.message].text)[1]:
+            continue  # what a terminal printed is not the user's background
         if f.id in a.consolidation.superseded_by or a.importance[i].level == "LOW":
             continue
         variants = tuple(dict.fromkeys((story.core(f.text, 260), clip(f.text, 100))))
@@ -154,16 +181,18 @@ def build_delivered(story: Story, key: str) -> list[Entry]:
             continue
         if f.kind in _CODE:
             stub = code_stub(f.text, f.kind, f.lang_hint, lang)
-            if stub.startswith("`") and stub not in commands:
+            if stub.startswith("`") and stub.strip("`").strip() and stub not in commands:
                 commands.append(stub)
                 cites.append(f.id)
+                continue
+            if not stub.strip("` "):
                 continue
             text = f"{story.where(f.provenance.message)}: {stub}"
             out.append(Entry(key, f.provenance.message + i / 1e6, 4.5, (text,), (f.id,),
                              kind="code", why="code the assistant gave"))
         elif f.kind in _SPOKEN and story.events.kind == "chat":  # (an agent's commands
             for fact in facts(f.text):                            # are its actions)
-                if fact.kind == "command" and f"`{fact.text}`" in f.text:  # as written
+                if fact.kind == "command" and fact.text.strip() and f"`{fact.text}`" in f.text:
                     shown = f"`{fact.text}`"
                     if shown not in commands:
                         commands.append(shown)

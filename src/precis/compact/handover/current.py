@@ -165,6 +165,8 @@ def _plan(story: Story) -> list[Entry]:
     shortly before the cut (``I'll update: 1. … 2. …``); a step that names a file changed
     since says so."""
     lang = story.language
+    if story.events.kind != "coding":
+        return []  # (a service agent's list is what it asks the customer for)
     latest = max((r.message for r in story.requests), default=story.start - 1)
     for m in range(story.end - 1, max(latest, story.end - _PLAN_REACH, story.start - 1), -1):
         msg = story.conv.messages[m]
