@@ -5,6 +5,8 @@ A failure is in the errors section instead."""
 
 from __future__ import annotations
 
+import re
+
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story, clip, output_of
 from precis.compact.handover.errors import describe_action
@@ -15,18 +17,21 @@ __all__ = ["build_runs", "printed"]
 
 _KINDS = frozenset({"command", "build", "lint", "install"})  # test runs: in what is done
 _MAX = 10
+_DONE = re.compile(r"\b(?:added|installed|removed|updated|created|generated|compiled|wrote|"
+                   r"written|built|copied|deleted|migrated|applied|passed|succeeded|"
+                   r"successfully)\b", re.IGNORECASE)
 
 
 def printed(story: Story, a: Action) -> str:
     """What a run printed: its counts, or its output's first line that is not the shell's."""
     if a.counts is not None:
         return a.counts.describe()
-    for line in output_of(story.conv, a).splitlines():
-        line = line.strip()
-        if line and not line.startswith(("Exit code", "(Open file", "(Current directory",
-                                          "bash-$")):
-            return clip(line, 120)
-    return ""
+    lines = [ln.strip() for ln in output_of(story.conv, a).splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith(
+        ("Exit code", "(Open file", "(Current directory", "bash-$"))]
+    # the line that says what was done ("added 1 package"), else the first line
+    done = next((ln for ln in lines if _DONE.search(ln)), lines[0] if lines else "")
+    return clip(done, 120)
 
 
 def build_runs(story: Story, key: str) -> list[Entry]:

@@ -125,7 +125,7 @@ def build_done(story: Story, key: str) -> list[Entry]:
             continue  # a failing last run is in Errors
         text = word(lang, "tests_passed", what=describe_action(a, 80),
                     counts=a.counts.describe() if a.counts else "")
-        out.append(Entry(key, a.index, 4.5 + 1.5 * a.index / total, (text,),
+        out.append(Entry(key, a.index, 6.0 + 1.5 * a.index / total, (text,),
                          a.fragments, kind="done", why="the last run of these tests"))
     todos, _ = story.tasks
     done = [t for t in todos if t.done]
