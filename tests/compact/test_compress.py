@@ -9,10 +9,13 @@ data/SQL sessions whose threshold changes twice, and multi-day sessions with tim
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _api_rules import anthropic_errors, openai_errors
+from _defects import BARE_REPLY, UNIT_NUMBERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -360,6 +363,8 @@ def test_counts_add_up_to_the_input_messages() -> None:
 
 
 @pytest.mark.parametrize(("name", "share", "exact"), [
+    # the user's port and health check URL, the file they protect, the command run, the file
+    # the fix changed and the error that named the cause
     ("coding_en", 0.8, ["`app/db.py`", "8080", "https://billing.example.com/healthz",
                         "pytest tests/test_gateway.py -q", "config/settings.toml",
                         "TimeoutError"]),
@@ -369,7 +374,7 @@ def test_counts_add_up_to_the_input_messages() -> None:
     ("multiday_en", 0.8, ["k8s-prod-eu", "https://wiki.example.com/atlas/runbook"]),
 ])
 @pytest.mark.parametrize("level", LEVELS)
-def test_exact_facts_of_high_fragments_are_carried_verbatim(
+def test_exact_values_a_reader_needs_are_carried_verbatim(
     name: str, share: float | None, exact: list[str], level: str
 ) -> None:
     conv = load(name)
@@ -377,7 +382,7 @@ def test_exact_facts_of_high_fragments_are_carried_verbatim(
     summarized = conv.messages[: len(conv) - keep_last]
     high = [item.fragment.text for item in analyze(conv).items()
             if item.level == "HIGH" and item.fragment.provenance.message < len(summarized)]
-    # the facts are said in HIGH fragments of the messages that get summarized
+    # the values are said in HIGH fragments of the messages that get summarized
     assert [fact for fact in exact if not any(fact in text for text in high)] == []
     assert not any(fact in m.text for fact in exact for m in conv.messages[-keep_last:])
     full = get_counter("estimate").count_messages(conv.messages)
@@ -385,102 +390,151 @@ def test_exact_facts_of_high_fragments_are_carried_verbatim(
     result = compress(conv, level=level, budget=budget, keep_last=keep_last)
     text = result.text()
     assert [fact for fact in exact if fact not in text] == []
+    # the share of exact facts kept is reported (a guard, not a goal: a handover keeps
+    # the values where they mean something, not every token)
     retention = result.to_dict()["retention"]
     assert retention["facts_total"] > 0
-    assert retention["facts"] == 1.0
-    assert retention["missing"] == []
 
 
-def test_user_constraint_sentence_survives_every_level() -> None:
-    conv = load("coding_en")
-    constraint = "Never touch `app/db.py`: the connection pool there is managed by the ops team."
-    for level in LEVELS:
-        result = compress(conv, level=level)
-        assert constraint in result.text(), level
+def _request_lines(result: CompressionResult) -> list[str]:
+    """The lines of the handover's request section."""
+    assert result.summary is not None
+    return [i.text for s in result.summary.sections if s.key == "request" for i in s.items]
 
 
-def test_user_constraint_sentence_survives_every_level_zh() -> None:
-    conv = load("coding_zh")
-    constraint = "注意：绝对不要修改 `app/db.py`，连接池由运维统一管理。"
-    for level in LEVELS:
-        result = compress(conv, level=level)
-        assert constraint in result.text(), level
+@pytest.mark.parametrize(("name", "constraint"), [
+    ("coding_en", "Never touch `app/db.py`: the connection pool there is managed by the ops "
+                  "team."),
+    ("coding_zh", "注意：绝对不要修改 `app/db.py`，连接池由运维统一管理。")])
+@pytest.mark.parametrize("level", LEVELS)
+def test_user_constraint_sentence_survives_every_level(name: str, constraint: str,
+                                                       level: str) -> None:
+    # message 3 is summarized at every level: the rule is a request line, word for word
+    result = compress(load(name), level=level)
+    assert any(constraint in line for line in _request_lines(result)), level
 
 
-@pytest.mark.parametrize(("name", "goal"), [
+_HEAVY_DROPS_IT = pytest.mark.xfail(strict=True, reason=(
+    "defect: an instruction the user gave three times (msgs 14, 17, 21) is typed goal, not "
+    "constraint, and is neither the first nor the latest request: at heavy and emergency "
+    "it is left out of the output entirely while a one-off 'Label the counter by endpoint.' "
+    "(typed constraint) stays"))
+
+
+@pytest.mark.parametrize(("name", "said"), [
     ("coding_en", "Please keep the public API of the `BillingClient` class unchanged."),
-    ("coding_zh", None)])
-def test_the_current_goal_survives_every_level(name: str, goal: str | None) -> None:
+    ("coding_zh", "请保持 `OrderClient` 类的公开接口不变。")])
+@pytest.mark.parametrize("level", [
+    "light", "normal", pytest.param("heavy", marks=_HEAVY_DROPS_IT),
+    pytest.param("emergency", marks=_HEAVY_DROPS_IT)])
+def test_a_request_said_three_times_survives_every_level(name: str, said: str,
+                                                         level: str) -> None:
+    # (the old summary's "current goal"): one request line names all three messages
     conv = load(name)
-    for level in LEVELS:
-        summary = compress(conv, level=level).summary
-        assert summary is not None
-        found = [i.text for s in summary.sections for i in s.items if s.key == "goal"]
-        assert found, level  # a short goal goes before the exact details, even in emergency
-        assert goal is None or any(goal in text for text in found), level
+    lines = [line for line in _request_lines(compress(conv, level=level)) if said in line]
+    assert len(lines) == 1, level
+    assert ("msg 14, 17, 21" if name == "coding_en" else "消息 14、17、21") in lines[0]
 
 
-@pytest.mark.parametrize("go_on", ["Go on.", "Please continue.", "继续"])
-def test_a_prompt_to_go_on_is_no_current_goal(go_on: str) -> None:
+def _go_on_session(go_on: str, thanks: str = "thanks") -> Conversation:
     task = "Fix the login bug in app/auth.py; the session cookie expires too early."
     found = ("I looked at app/auth.py and found the expiry set to 60 seconds, far below the "
              "3600 seconds that docs/auth.md promises. ")
     fixed = ("Raised the expiry to 3600 seconds in app/auth.py and ran `pytest "
              "tests/test_auth.py`: 14 passed. ")
-    conv = Conversation(messages=[
+    return Conversation(messages=[
         Message(role="user", parts=[Text(task)]),
         Message(role="assistant", parts=[Text(found * 3)]),
         Message(role="user", parts=[Text(go_on)]),
         Message(role="assistant", parts=[Text(fixed * 3)]),
-        Message(role="user", parts=[Text("thanks")]),
+        Message(role="user", parts=[Text(thanks)]),
         Message(role="assistant", parts=[Text("You're welcome.")]),
     ])
-    summary = compress(conv, level="heavy", keep_last=2).summary
+
+
+@pytest.mark.parametrize("go_on", ["Go on.", pytest.param("Please continue.", marks=(
+    pytest.mark.xfail(strict=True, reason=(
+        "defect: 'Please continue.' is read as a request of its own (events kind 'request', "
+        "not a 'reply' as 'Go on.' and '继续' are): its line is 'User (msg 3): \"Please "
+        "continue.\"' and the line saying where the request in force is cites it (S5)")))),
+    "继续"])
+def test_a_prompt_to_go_on_is_no_request_in_force(go_on: str) -> None:
+    conv = _go_on_session(go_on)
+    go_on_id = next(f.id for f in precis.segment(conv).fragments if f.text == go_on)
+    summary = compress(conv, level="heavy", keep_last=2, template="claude").summary
     assert summary is not None
-    overview = " ".join(item.text for item in summary.short)
-    assert go_on not in overview
-    assert task in overview  # the request that is under way
-    goals = [i.text for s in summary.sections for i in s.items if s.key == "goal"]
-    assert not any(go_on in text for text in goals)
+    items = [i for s in summary.sections if s.key == "request" for i in s.items]
+    # the prompt is read with what it answers: its line quotes the assistant's finding
+    said = [i.text for i in items if go_on_id in i.sources]
+    assert len(said) == 1 and "found the expiry set to 60 seconds" in said[0]
+    # and it is not the request in force
+    in_force = [i for i in items if i.type == "intent"]
+    assert in_force and not any(go_on_id in i.sources for i in in_force)
+    assert not any(f'"{go_on}"' in i.text and "replied" not in i.text for i in items)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "defect: a closing 'thanks' is taken as the user's latest request: the handover says "
+    "'In force: the latest request (msg 5)' citing 'thanks', and the next step is 'Keep to "
+    "the user's latest instruction: \"thanks\"'; the fix request (msg 1) is the request "
+    "in force"))
+def test_thanks_is_no_request_in_force() -> None:
+    conv = _go_on_session("Go on.")
+    ids = {f.text: f.id for f in precis.segment(conv).fragments}
+    summary = compress(conv, level="heavy", keep_last=0, template="claude").summary
+    assert summary is not None
+    in_force = [i for i in summary.items if i.type == "intent"]
+    assert in_force and all(ids["thanks"] not in i.sources for i in in_force)
+    assert ids["Fix the login bug in app/auth.py; the session cookie expires too early."] in \
+        in_force[0].sources
+    assert not any('"thanks"' in i.text for i in summary.items if i.type == "next")
 
 
 @pytest.mark.data
 @pytest.mark.parametrize("path", [
     "transcripts/claude-code/python-to-rust-port.transcript.jsonl",
     "transcripts/anthropic/python-to-rust-port.messages.json"])
-def test_the_current_goal_survives_the_quality_refit(shared_data: Path, path: str) -> None:
-    # A session whose summary loses many exact facts: the quality check re-fits with the
-    # details list taking all the room the user's rules and the current goal leave; the
-    # boosted last decision and next step must not take the goal's share of it.
+def test_the_users_request_survives_small_budgets(shared_data: Path, path: str) -> None:
+    # A long session of tool calls and one request: at 1-4% of its tokens the handover
+    # still states the request word for word, and that it is the one in force.
     file = shared_data / path
     if not file.is_file():
         pytest.skip(f"{file} not found")
     conv = precis.load(file)
     for budget in (1500, 2000, 3000):
         result = compress(conv, budget=budget)
-        # below the floor (0.95): the re-fit ran
-        assert result.retention is not None and result.retention.facts < 0.95, budget
-        assert result.summary is not None
-        found = [i.text for s in result.summary.sections for i in s.items if s.key == "goal"]
-        assert any("Delete all the Python source files" in text for text in found), budget
+        assert result.template == "claude"
+        lines = _request_lines(result)
+        assert any("Delete all the Python source files when you're done (but keep the "
+                   "Justfile - update it to run Rust tests instead)" in line
+                   for line in lines), budget
+        assert any(line.startswith("In force: the request above (msg 1)") for line in lines)
+        assert result.handover is not None and result.handover.missing_requests == ()
 
 
-def test_retention_figures_in_the_result() -> None:
+def _retention_at_30_percent() -> tuple[dict[str, Any], str]:
     conv = load("coding_en")
     counter = get_counter("estimate")
     result = compress(conv, budget=int(counter.count_messages(conv.messages) * 0.3))
-    retention = result.to_dict()["retention"]
-    text = result.text()
+    return result.to_dict()["retention"], result.text()
+
+
+def test_retention_figures_in_the_result() -> None:
+    retention, _ = _retention_at_30_percent()
     kinds = retention["by_kind"]
     assert set(kinds) <= {"url", "path", "command", "identifier", "number", "error"}
     assert {"url", "path", "number"} <= set(kinds)
     assert sum(k["kept"] for k in kinds.values()) == retention["facts_kept"]
     assert sum(k["total"] for k in kinds.values()) == retention["facts_total"]
     assert retention["facts"] == round(retention["facts_kept"] / retention["facts_total"], 4)
-    # a fact reported missing is really not in the output
-    assert all(fact not in text for fact in retention["missing"])
     assert retention["facts_total"] - retention["facts_kept"] >= len(retention["missing"])
     assert 0 < retention["high_kept"] <= retention["high_total"]
+
+
+@UNIT_NUMBERS
+def test_a_fact_reported_missing_is_not_in_the_output() -> None:
+    retention, text = _retention_at_30_percent()
+    assert [fact for fact in retention["missing"] if fact in text] == []
 
 
 # -- levels ----------------------------------------------------------------------------------
@@ -538,17 +592,22 @@ def test_empty_conversation_is_an_input_error() -> None:
         compress(Conversation(messages=[]))
 
 
-@pytest.mark.parametrize("name", NAMES)
-@pytest.mark.parametrize("template", ["sections", "claude"])
-def test_emergency_items_come_only_from_high_fragments(name: str, template: str) -> None:
+@pytest.mark.parametrize(("name", "template"), [
+    (name, template) if (name, template) not in {
+        ("coding_zh", "sections"), ("sql_en", "sections"), ("sql_zh", "sections")}
+    else pytest.param(name, template, marks=BARE_REPLY)
+    for name in NAMES for template in ("sections", "claude")])
+def test_emergency_lines_never_stand_on_small_talk_alone(name: str, template: str) -> None:
+    # the smallest summary keeps what matters: every line cites something above LOW (a
+    # request, a rule, an action), never only an "ok" or a greeting
     conv = load(name)
     analysis = analyze(conv)
-    high = {item.id for item in analysis.items() if item.level == "HIGH"}
+    low = {item.id for item in analysis.items() if item.level == "LOW"}
     result = compress(conv, level="emergency", template=template, keep_last=2)
     assert result.summary is not None
     items = list(result.summary.short) + result.summary.items
     assert items
-    assert [item.text for item in items if not set(item.sources) & high] == []
+    assert [item.text for item in items if set(item.sources) <= low] == []
 
 
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh"])
@@ -612,18 +671,45 @@ def test_compressing_again_keeps_the_facts(name: str, level: str) -> None:
     assert_valid_for_both_apis(result)
 
 
+def _compressed_twice(name: str) -> tuple[CompressionResult, CompressionResult]:
+    """``name`` compressed (normal level), then its output compressed again a token
+    smaller (as a context that keeps growing is): the earlier handover is summarized."""
+    first = compress(load(name))
+    again = compress(Conversation(messages=first.messages),
+                     budget=first.compressed_tokens - 1)
+    assert first.summary is not None and again.summary is not None
+    return first, again
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "defect: compressing a handover again switches to the chat layout ('sections': the "
+    "rest of the session has no tool calls), whose titles are not the handover's, so every "
+    "carried line lands under 'Background and constraints (the user's own)': the agent's "
+    "'Last actions before this point' and 'Next (the assistant's stated intent)' are filed "
+    "as the user's own background"))
 def test_compressing_again_keeps_section_titles_of_carried_items() -> None:
-    result = compress(load("coding_en"), level="heavy")
-    assert result.summary is not None
-    first = {s.key: {i.text for i in s.items} for s in result.summary.sections}
-    again = compress(Conversation(messages=result.messages), level="heavy")
+    first, again = _compressed_twice("coding_en")
+    assert first.summary is not None and again.summary is not None
+    assert again.template == first.template == "claude"
+    before = {s.key: {i.text for i in s.items} for s in first.summary.sections}
+    after = {s.key: {i.text for i in s.items} for s in again.summary.sections}
+    for key, texts in before.items():
+        assert texts <= after.get(key, set()), key
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "defect: compressing a handover again shows pieces of it as lines: in English the line "
+    "'- - User (msg 3): \"Never touch `app/db.py`: ...\" [S6] [S6]' (the earlier line again, "
+    "with its bullet and citation, from the background builder); in Chinese the header's "
+    "tail '之后是最近 10 条原文消息]' is a line"))
+@pytest.mark.parametrize("name", ["coding_en", "coding_zh"])
+def test_an_earlier_summarys_header_and_bullets_are_no_lines(name: str) -> None:
+    _, again = _compressed_twice(name)
     assert again.summary is not None
-    second = {s.key: {i.text for i in s.items} for s in again.summary.sections}
-    for key, texts in first.items():
-        assert texts <= second.get(key, set()), key
-    # headings and the overview of the earlier summary are not items themselves
-    all_items = [i.text for i in again.summary.items]
-    assert not any(t.startswith(("##", "In short", "[precis")) for t in all_items)
+    texts = [i.text for i in again.summary.items]
+    assert [t for t in texts if t.startswith(("-", "#", "[precis", "In short"))
+            or re.search(r"\[S\d+(?:[-, ]+S\d+)*\]|verbatim\]|原文消息\]", t)] == []
+    assert len(texts) == len(set(texts))
 
 
 # -- real sessions (../shared/data, skipped when absent) ----------------------------------------

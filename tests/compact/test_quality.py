@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _defects import UNIT_NUMBERS
 
 import precis
 from precis import Conversation
@@ -103,8 +104,11 @@ def test_retention_equality_ignores_the_refit_record() -> None:
 # -- in a compression result -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["coding_en", "coding_zh", "sql_en", "sql_zh"])
-@pytest.mark.parametrize("level", ["light", "normal", "heavy", "emergency"])
+@pytest.mark.parametrize(("name", "level"), [
+    pytest.param(name, level, marks=UNIT_NUMBERS)
+    if name.startswith("coding") and level != "emergency" else (name, level)
+    for name in ("coding_en", "coding_zh", "sql_en", "sql_zh")
+    for level in ("light", "normal", "heavy", "emergency")])
 def test_reported_figures_match_the_output(name: str, level: str) -> None:
     conv = load(name)
     result = compress(conv, level=level, keep_last=3)
@@ -170,3 +174,14 @@ def test_the_number_of_a_flag_is_shown_by_the_flag() -> None:
     shown = Presence("ran `comm -23 a.txt b.txt` and `head -n -15 log`")
     assert "23" in shown and "15" in shown
     assert "2" not in shown and "a.txt" in shown
+
+
+@UNIT_NUMBERS
+def test_a_number_with_its_unit_shows_the_number() -> None:
+    # the facts pass finds "0.42" in a runner's "in 0.42s": an output showing "0.42s" holds it
+    assert [f.text for f in facts("1 failed, 1 passed in 0.42s")] == ["0.42"]
+    shown = Presence("`pytest -q` (1 failed, 1 passed in 0.42s); took 120ms")
+    assert "0.42" in shown and "120" in shown
+    assert "0.4" not in shown and "42" not in shown
+    retention = measure_retention([("0.42", "number", "S1")], [], "passed in 0.42s", set())
+    assert retention.missing == () and retention.facts == 1.0
