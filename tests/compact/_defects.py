@@ -16,7 +16,8 @@ UNIT_NUMBERS = pytest.mark.xfail(strict=True, reason=(
     "there changes the timeline)"))
 
 BARE_REPLY = pytest.mark.xfail(strict=True, reason=(
-    "defect: the chat layout's Questions and answers section shows a bare acknowledgement "
-    "as a line ('msg 14: ok', '消息 16：好的', '消息 14：好的' at emergency, citing only the "
-    "LOW 'ok' fragment): a reply to an offer goes without the offer it accepts (the claude "
-    "layout says 'replied \"ok\" to ...')"))
+    "defect: the chat layout's Questions and answers section reads an acknowledgement as a "
+    "question ('msg 8 Q: ok — A: Running the gateway tests to confirm. ...') or shows it "
+    "bare ('msg 14: ok', '消息 16：好的', '消息 14：好的' at emergency, citing only the LOW "
+    "'ok' fragment): a reply goes without the offer it accepts (the claude layout says "
+    "'replied \"ok\" to \"<the assistant's words>\"')"))

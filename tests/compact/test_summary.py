@@ -4,9 +4,11 @@ user JSON files), language, duplicates, confirmations, dates, the overview of a 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from _defects import BARE_REPLY
 
 import precis
 from precis import (
@@ -21,6 +23,7 @@ from precis import (
 from precis.compact import CompressionResult, compress, get_template, load_template
 from precis.compact._digest import code_stub, core_text, tool_call_digest
 from precis.compact.summary import Summary, SummaryItem, cite
+from precis.compact.templates import builtin_templates
 from precis.tokens import get_counter
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
@@ -103,12 +106,13 @@ def just_over(conv: Conversation) -> int:
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh"])
 def test_old_code_block_is_folded_in_the_compressed_output(name: str) -> None:
     conv = load(name)
-    result = compress(conv, budget=generous(conv))  # message 6 is summarized
+    # message 6 (the 40-line module) is summarized, with room for the handover's every line
+    result = compress(conv, budget=just_over(conv), keep_last=2)
     text = result.text()
     stub = [line for line in summary_of(result).render().splitlines() if "RetryPolicy" in line]
     assert len(stub) == 1
-    assert ("python code, 40 lines" in stub[0]) if name == "coding_en" else (
-        "python 代码，40 行" in stub[0])
+    assert stub[0].startswith("- msg 7: [python code, 40 lines" if name == "coding_en" else
+                              "- 消息 7: [python 代码，40 行")
     assert "fetch_invoice" in stub[0]
     assert "def summarize_totals(invoices):" not in text
     assert "```python" not in text
@@ -195,19 +199,30 @@ def test_core_text_never_cuts_inside_a_fact() -> None:
 # -- templates -------------------------------------------------------------------------------------
 
 CLAUDE_TITLES = [
-    "Primary Request and Intent", "Key Technical Concepts", "Files and Code Sections",
-    "Errors and fixes", "Problem Solving", "All user messages", "Pending Tasks",
-    "Current Work", "Optional Next Step",
+    "Primary Request and Intent", "Task Specification (from the tracker)",
+    "Key Technical Concepts", "Files and Code Sections", "Code Shown in Messages",
+    "Errors and fixes", "Problem Solving", "Commands Run", "Work Completed", "Pending Tasks",
+    "Current Work", "Next Step",
 ]
 
 
 def test_builtin_templates() -> None:
-    sections = get_template("sections")
+    assert list(builtin_templates()) == ["sections", "claude", "service", "log"]
+    sections = get_template("sections")  # chats
     assert [s.title["en"] for s in sections.sections] == [
-        "Current goal", "Background", "Key facts", "Constraints", "Decisions",
-        "TODOs and next steps", "Important code, SQL and config", "Errors and fixes"]
-    assert [s.title["zh"] for s in sections.sections][3] == "约束条件"
-    assert [s.title["en"] for s in get_template("claude").sections] == CLAUDE_TITLES
+        "Background and constraints (the user's own)", "Questions and answers", "Decisions",
+        "Delivered (code, commands)", "Errors and fixes", "Open", "Next step"]
+    assert [s.title["zh"] for s in sections.sections][:2] == ["背景与约束（用户所说）", "问答"]
+    claude = get_template("claude")  # agent sessions: Claude Code's own handover layout
+    assert [s.title["en"] for s in claude.sections] == CLAUDE_TITLES
+    assert claude.sections[0].title["zh"] == "主要请求与意图"
+    assert [s.title["en"] for s in get_template("service").sections] == [
+        "Customer Request and Intent", "Identifiers and Lookups",
+        "What the Agent Told the Customer", "Actions Taken", "Rules Stated to the Customer",
+        "Current State", "Next Step"]
+    log = get_template("log")
+    assert log.timeline and [s.title["en"] for s in log.sections] == ["Timeline"]
+    assert not any(t.timeline for t in (sections, claude, get_template("service")))
 
 
 def _claude_conversation() -> Conversation:
@@ -243,30 +258,48 @@ def _claude_conversation() -> Conversation:
     ])
 
 
-def test_claude_template_gives_its_nine_sections() -> None:
-    result = compress(_claude_conversation(), template="claude", level="light", keep_last=2)
+def test_claude_template_gives_the_handover_of_an_agent_session() -> None:
+    result = compress(_claude_conversation(), level="light", keep_last=2)
     summary = summary_of(result)
-    assert result.template == "claude"
+    assert result.template == "claude"  # (tool calls: chosen by itself)
     titles = [s.title for s in summary.sections]
-    assert [t for t in titles if t in CLAUDE_TITLES] == CLAUDE_TITLES
+    assert titles == [t for t in CLAUDE_TITLES if t in titles]  # the template's order
+    assert {"Primary Request and Intent", "Files and Code Sections", "Errors and fixes",
+            "Current Work", "Next Step"} <= set(titles)
     rendered = summary.render()
-    for title in CLAUDE_TITLES:
+    for title in titles:
         assert f"\n## {title}\n" in rendered
-    by_title = {s.title: s for s in summary.sections}
-    errors = by_title["Errors and fixes"].items
-    assert any("NameError" in i.text and "importing GatewayError" in i.text for i in errors)
-    users = [i.text for i in by_title["All user messages"].items]
-    assert users[0].startswith("Please add retry support")
-    assert any("changelog" in t for t in users)
+    by_key = {s.key: [i.text for i in s.items] for s in summary.sections}
+    # both requests, word for word and in order, the rule with the first
+    assert by_key["request"][:2] == [
+        'User (msg 2): "Please add retry support to the `fetch_invoice` function in '
+        '`billing/client.py`. Never touch `app/db.py`."',
+        'User (msg 11): "TODO: add a changelog entry for the retry support in fetch_invoice."']
+    assert by_key["files"] == ["Read, not changed: `billing/client.py`"]
+    # the failed run with its cause; what the assistant said it did about it
+    assert any("`pytest tests/test_client.py -q` failed" in t and
+               "NameError: name 'GatewayError' is not defined" in t for t in by_key["errors"])
+    assert "importing GatewayError from billing.errors" in rendered
+    assert by_key["next_step"] == [
+        'Next (the assistant\'s stated intent): "I will add the changelog entry next."']
+    # the 240-line listing and the code are not in it
+    assert "module_17" not in rendered and "raise GatewayError(invoice_id)" not in rendered
 
 
 def test_claude_template_in_chinese() -> None:
     result = compress(load("coding_zh"), template="claude", level="light", keep_last=4)
     rendered = summary_of(result).render()
-    assert rendered.startswith("[precis 摘要")
-    assert "\n## 全部用户消息\n" in rendered
-    assert "\n## 主要请求与意图\n" in rendered
-    assert "Primary Request" not in rendered
+    assert rendered.startswith("[precis 摘要：消息 2-27；之后是最近 4 条原文消息]")
+    titles = [s.title for s in summary_of(result).sections]
+    zh = {spec.title["zh"] for spec in get_template("claude").sections}
+    assert titles and set(titles) <= zh
+    assert {"主要请求与意图", "文件与代码段", "当前工作"} <= set(titles)
+    # the handover's own words are Chinese too (the rest quotes the conversation)
+    assert "- 用户（消息 2）：“订单服务在高峰期经常返回 502" in rendered
+    assert "此前最后的操作：" in rendered
+    english = {spec.title["en"] for spec in get_template("claude").sections}
+    assert not any(title in rendered for title in english)
+    assert "User (msg" not in rendered and "Last actions" not in rendered
 
 
 def _write(tmp_path: Path, data: object, name: str = "mine.json") -> Path:
@@ -350,8 +383,10 @@ def test_chinese_conversation_gets_chinese_titles_and_header(level: str) -> None
     assert result.language == "zh"
     assert rendered.startswith("[precis 摘要：消息 2-")
     assert "之后是最近 2 条原文消息]" in rendered.splitlines()[0]
-    assert "\n## 约束条件\n" in rendered
-    assert "Constraints" not in rendered and "[precis summary" not in rendered
+    assert "\n## 主要请求与意图\n- 用户（消息 2）：“" in rendered
+    english = {spec.title["en"] for spec in get_template(result.template).sections}
+    assert not any(f"## {title}" in rendered for title in english)
+    assert "[precis summary" not in rendered and "User (msg" not in rendered
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -361,8 +396,10 @@ def test_english_conversation_gets_english_titles_and_header(level: str) -> None
     assert result.language == "en"
     assert rendered.startswith("[precis summary of messages 2-")
     assert "the 2 most recent messages follow verbatim]" in rendered.splitlines()[0]
-    assert "\n## Constraints\n" in rendered
-    assert "约束条件" not in rendered
+    assert '\n## Primary Request and Intent\n- User (msg 2): "' in rendered
+    chinese = {spec.title["zh"] for spec in get_template(result.template).sections}
+    assert not any(f"## {title}" in rendered for title in chinese)
+    assert "用户（消息" not in rendered
 
 
 def test_summary_message_is_a_user_message_before_the_kept_ones() -> None:
@@ -393,42 +430,87 @@ def test_a_repeated_statement_is_one_timeline_line_citing_every_copy(name: str,
 
 
 @pytest.mark.parametrize(("name", "word"), [("coding_en", "ok"), ("coding_zh", "好的")])
-@pytest.mark.parametrize("template", ["sections", "claude", "log"])
-def test_confirmations_are_dropped_with_their_reason(name: str, word: str,
-                                                     template: str) -> None:
+def test_confirmations_are_dropped_from_a_timeline_with_their_reason(name: str,
+                                                                     word: str) -> None:
     conv = load(name)
     confirmations = ids_of(conv, word)
     assert len(confirmations) == 2  # messages 7 and 15, both summarized
     for level in LEVELS:
-        result = compress(conv, level=level, template=template)
+        result = compress(conv, level=level, template="log")
         assert set(confirmations) <= set(result.dropped.get("confirmation", [])), level
         assert all(not items_citing(result, fid) for fid in confirmations)
         assert f"- {word} [" not in summary_of(result).render()
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*|\n+")
+
+
+@pytest.mark.parametrize(("name", "word", "template"), [
+    pytest.param("coding_en", "ok", "sections", marks=BARE_REPLY),
+    ("coding_en", "ok", "claude"),
+    pytest.param("coding_zh", "好的", "sections", marks=BARE_REPLY),
+    ("coding_zh", "好的", "claude")])
+def test_a_confirmation_is_folded_or_read_with_what_it_accepts(name: str, word: str,
+                                                              template: str) -> None:
+    # an "ok" says nothing alone: a handover leaves it out ("folded") or reads it with the
+    # assistant's words it answers ("replied "ok" to ...")
+    conv = load(name)
+    confirmations = ids_of(conv, word)
+    assert len(confirmations) == 2  # messages 7 and 15, both summarized
+    # the sentences of the assistant message before it (a quote may cut them: their heads)
+    offers = {fid: [x.strip()[:30] for x in _SENTENCE_END.split(conv.messages[m - 1].text)
+                    if len(x.strip()) >= 12]
+              for fid, m in zip(confirmations, (7, 15))}
+    for level in LEVELS:
+        result = compress(conv, level=level, template=template)
+        folded = set(result.dropped.get("folded", []))
+        for fid in confirmations:
+            lines = [i.text for i in items_citing(result, fid)]
+            assert fid in folded or lines, (level, fid)
+            assert all(any(offer in line for offer in offers[fid]) for line in lines), \
+                (level, lines)
+
+
 # -- dates, errors, overview -----------------------------------------------------------------------
 
 
-def test_multi_day_conversation_dates_its_items() -> None:
+def test_a_multi_day_timeline_dates_its_items() -> None:
     conv = load("multiday_en")
-    result = compress(conv, level="light", keep_last=2, budget=just_over(conv))
+    result = compress(conv, level="light", keep_last=2, budget=just_over(conv), template="log")
     rendered = summary_of(result).render()
     dated = [i for i in summary_of(result).items if i.date]
     days = {i.date for i in dated}
     assert len(days) >= 2 and days <= {"4 March 2024", "5 March 2024", "7 March 2024"}
     assert all(f"[{day}]" in rendered for day in days)
     zh_conv = load("multiday_zh")
-    zh = summary_of(compress(zh_conv, level="light", keep_last=2, budget=just_over(zh_conv)))
+    zh = summary_of(compress(zh_conv, level="light", keep_last=2, budget=just_over(zh_conv),
+                             template="log"))
     zh_days = {i.date for i in zh.items if i.date}
     assert len(zh_days) >= 2 and zh_days <= {"2024年3月4日", "2024年3月5日", "2024年3月7日"}
     assert all(f"[{day}]" in zh.render() for day in zh_days)
 
 
-def test_one_day_conversation_has_no_dates() -> None:
+@pytest.mark.xfail(strict=True, reason=(
+    "defect: the handover of a chat over several days (multiday_en: 4, 5 and 7 March) "
+    "carries no date (no item has one; Story.dates is never used): 'msg 6: Yesterday the "
+    "staging sync failed with error code E4107.' leaves 'Yesterday' unresolved and "
+    "'msg 10: Final day. Is everything ready?' says no day; the timeline writes "
+    "'[5 March 2024] user: Yesterday (4 March 2024) the staging sync failed...' (README: "
+    "relative dates get their calendar date when messages carry timestamps)"))
+def test_a_multi_day_handover_says_when() -> None:
+    conv = load("multiday_en")
+    result = compress(conv, level="light", keep_last=2, budget=just_over(conv))
+    assert result.template == "sections"
+    rendered = summary_of(result).render()
+    assert "Yesterday (4 March 2024)" in rendered
+    assert {"5 March 2024", "7 March 2024"} <= {i.date for i in summary_of(result).items}
+
+
+def test_a_one_day_timeline_has_no_dates() -> None:
     conv = load("multiday_en")
     for m in conv.messages:
         m.timestamp = "2024-03-04T" + (m.timestamp or "")[11:]
-    result = compress(conv, level="light", keep_last=2, budget=just_over(conv))
+    result = compress(conv, level="light", keep_last=2, budget=just_over(conv), template="log")
     assert all(i.date is None for i in summary_of(result).items)
     assert "March 2024]" not in summary_of(result).render()
 
