@@ -98,13 +98,17 @@ def test_note_style_is_true_false_or_none() -> None:
         compress(conv, note_style="yes")  # type: ignore[arg-type]
 
 
-def test_sections_are_never_terse() -> None:
+@pytest.mark.parametrize("note_style", [None, True])
+def test_a_handover_is_never_terse(note_style: bool | None) -> None:
+    # note style is the timeline's: the handover of an agent session quotes the user and
+    # writes its own lines in whole words, even at 20% and when note style is asked for
     conv = precis.load(FIXTURES / "coding_en.json")
     tokens = get_counter("estimate").count_messages(conv.messages)
-    result = compress(conv, budget=int(tokens * 0.2))
-    assert result.template == "sections" and result.summary is not None
+    result = compress(conv, budget=int(tokens * 0.2), note_style=note_style)
+    assert result.template == "claude" and result.summary is not None
     text = " ".join(i.text for i in result.summary.items)
     assert _FUNCTION.search(text)
+    assert 'User (msg 3): "Never touch `app/db.py`: the connection pool there is' in text
 
 
 def test_a_timeline_leaves_less_of_a_budget_to_the_recent_messages() -> None:
