@@ -290,9 +290,11 @@ def test_explain_a_summarized_fragment(result_file: Path,
     assert "  Never touch `app/db.py`: the connection pool there is managed by the ops team.\n" \
         in out
     assert "why: constraint" in out
+    # the handover's line that quotes it, its section and why the line is there
     assert went_to(out) == [
-        'summarized under "Constraints": Never touch `app/db.py`: the connection pool '
-        "there is managed by the ops team."]
+        'summarized under "Primary Request and Intent" (a request the user wrote, msg 3): '
+        'User (msg 3): "Never touch `app/db.py`: the connection pool there is managed by the '
+        'ops team."']
 
 
 def test_explain_a_kept_fragment(result_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -312,7 +314,8 @@ def test_explain_a_dropped_confirmation(result_file: Path,
     code, out, _ = explain(capsys, str(result_file), "S16")  # "ok", message 7
     assert code == 0
     assert "\n  ok\n" in out
-    assert went_to(out) == ["dropped: confirmation"]
+    assert "folded confirmation" in out  # (why)
+    assert went_to(out) == ["dropped: folded"]  # no line reads it with what it accepted
 
 
 def test_every_summarized_fragment_has_a_fate(result_file: Path,
@@ -402,7 +405,8 @@ def test_explain_result_from_stdin_needs_source(tmp_path: Path,
     assert_one_line_error(err, "--source FILE")
     code, out, _ = explain(capsys, str(target), "S6", "--source", str(CODING))
     assert code == 0
-    assert went_to(out)[0].startswith('summarized under "Constraints"')
+    assert went_to(out)[0].startswith('summarized under "Primary Request and Intent" '
+                                      "(a request the user wrote, msg 3)")
 
 
 def test_explain_a_picked_conversation(tmp_path: Path,
