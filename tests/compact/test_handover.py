@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -233,3 +236,33 @@ def test_a_chat_line_holds_the_users_ask_not_the_terminal_output_they_pasted() -
     assert "Select an option [1-2]" not in first and "Using SSL" not in first
     background = _texts(_items(result).get("background", []))
     assert "Write out database" not in background  # what a terminal printed
+
+
+def _compress_in_a_process(path: Path, budget: int, seed: str) -> bytes:
+    """``precis compress`` of ``path`` in a new Python process with ``PYTHONHASHSEED``
+    ``seed`` (the order of its sets and dicts of strings)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "precis.cli", "compress", str(path), "-b", str(budget),
+         "--no-timings"],
+        capture_output=True, check=False, env={**os.environ, "PYTHONHASHSEED": seed})
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout
+
+
+@pytest.mark.parametrize("kind", ["agent", "chat"])
+def test_the_same_input_gives_the_same_json_in_every_process(tmp_path: Path,
+                                                             kind: str) -> None:
+    if kind == "agent":
+        path = coding_session().write(tmp_path / "s.jsonl")
+        conv = precis.load(path)
+    else:
+        conv = Conversation(messages=CHAT_ZH)
+        path = tmp_path / "chat.json"
+        path.write_text(json.dumps(conv.to_openai(), ensure_ascii=False), encoding="utf-8")
+    budget = _share(conv, 0.6)
+    one = _compress_in_a_process(path, budget, "1")
+    two = _compress_in_a_process(path, budget, "2")
+    data = json.loads(one)
+    assert data["template"] == ("claude" if kind == "agent" else "sections")
+    assert data["summary"]["sections"] and "timings_ms" not in data
+    assert one == two
