@@ -83,23 +83,34 @@ def test_without_an_endpoint_the_error_names_the_setting(
     assert "Traceback" not in err
 
 
+def _compressed(tmp_path: Path, level: str, args: list[str]) -> dict[str, Any]:
+    out = tmp_path / "out.json"
+    assert main(["compress", str(EXAMPLE), "--level", level, "--no-timings",
+                 "-o", str(out), *args]) == 0
+    result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    return result
+
+
+def _cited_in(result: dict[str, Any], key: str) -> set[str]:
+    return {fid for section in result["summary"]["sections"] if section["key"] == key
+            for item in section["items"] for fid in item["sources"]}
+
+
 def test_compress_uses_the_models_types(
     llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    # a model that calls every unsure fragment small talk: those fragments become LOW, so
-    # the summary cites fewer of them than the rules' summary does
-    def cited(args: list[str]) -> set[str]:
-        out = tmp_path / "out.json"
-        assert main(["compress", str(EXAMPLE), "--level", "heavy", "--no-timings",
-                     "-o", str(out), *args]) == 0
-        result = json.loads(out.read_text(encoding="utf-8"))
-        return set(re.findall(r"\bS\d+\b", json.dumps(result["summary"])))
-
-    rules = cited([])
+    # a model that calls every unsure fragment small talk: the assistant's reasoning the
+    # rules were unsure of (S18, the half-open range that lets the query use its index)
+    # is no Problem Solving line then; the user's messages, found by structure, all stay
+    rules = _compressed(tmp_path, "light", [])
     llm_env.reply = every_fragment("chitchat")
-    voted = cited(["--llm-vote"])
+    voted = _compressed(tmp_path, "light", ["--llm-vote"])
     capsys.readouterr()
-    assert voted < rules
+    assert "S18" in _cited_in(rules, "problem_solving")
+    assert "S18" not in _cited_in(voted, "problem_solving")
+    for result in (rules, voted):
+        assert result["handover"]["requests_total"] == 4
+        assert result["handover"]["missing_requests"] == []
 
 
 @pytest.mark.parametrize("junk", ["I like turtles.", "{}", '{"answer": "yes"}', "1. maybe"])
@@ -115,3 +126,19 @@ def test_a_model_that_answers_junk_gets_a_warning(
     assert err.count("\n") == 1
     code = main(["compress", str(EXAMPLE), "--llm-vote", "-O", "markdown"])
     assert code == 0 and "named no type" in capsys.readouterr().err
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "defect: with the model's types (every unsure fragment small talk) the heavy handover "
+    "of examples/coding_session.json drops the user's first request (msg 2, the export "
+    "timeout to find and fix): handover.missing_requests == [1]. Its sentence '导出按 "
+    "`created_at` 过滤，一次最多导出 31 天。' no longer makes it a rule (priority 9.2), and "
+    "among the critical entries of priority 9.0 the Current Work line (order 0) is taken "
+    "first and leaves no room"))
+def test_a_models_types_never_drop_a_request(
+    llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    llm_env.reply = every_fragment("chitchat")
+    voted = _compressed(tmp_path, "heavy", ["--llm-vote"])
+    capsys.readouterr()
+    assert voted["handover"]["missing_requests"] == []
