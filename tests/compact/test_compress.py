@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from _api_rules import anthropic_errors, openai_errors
-from _defects import BARE_REPLY, UNIT_NUMBERS
+from _defects import UNIT_NUMBERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -617,10 +617,7 @@ def test_empty_conversation_is_an_input_error() -> None:
 
 
 @pytest.mark.parametrize(("name", "template"), [
-    (name, template) if (name, template) not in {
-        ("coding_zh", "sections"), ("sql_en", "sections"), ("sql_zh", "sections")}
-    else pytest.param(name, template, marks=BARE_REPLY)
-    for name in NAMES for template in ("sections", "claude")])
+    (name, template) for name in NAMES for template in ("sections", "claude")])
 def test_emergency_lines_never_stand_on_small_talk_alone(name: str, template: str) -> None:
     # the smallest summary keeps what matters: every line cites something above LOW (a
     # request, a rule, an action), never only an "ok" or a greeting

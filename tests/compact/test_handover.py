@@ -372,12 +372,6 @@ def test_an_instruction_after_an_acknowledgement_is_a_request() -> None:
     assert lines == ["用户（消息 25）：“好。按接口路径给计数器加标签。”"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: a chat line repeats a sentence: an answer made of the same sentence three "
-    "times gives 'msg 3 Q: Go on. — A: Raised the expiry to 3600 seconds in app/auth.py and "
-    "ran `pytest tests/test_auth.py`: 14 passed. Raised the expiry to 3600 seconds in "
-    "app/auth.py and ran `pytest tests/test_auth.py`: 14 passed.' (top_sentences picks the "
-    "same sentence twice)"))
 def test_a_line_never_repeats_a_sentence() -> None:
     found = ("I looked at app/auth.py and found the expiry set to 60 seconds, far below the "
              "3600 seconds that docs/auth.md promises. ")

@@ -289,6 +289,8 @@ def top_sentences(text: str, k: int, limit: int, language: str = "en") -> str:
 
 
 def top_of(found: list[str], k: int, limit: int, language: str = "en") -> str:
-    """The ``k`` of the sentences ``found`` that tell the most (:func:`top_sentences`)."""
+    """The ``k`` of the sentences ``found`` that tell the most (:func:`top_sentences`),
+    each said once."""
+    found = list(dict.fromkeys(found))
     best = sorted(range(len(found)), key=lambda i: (-_information(found[i]), i))[:k]
     return join([_clip(found[i], limit) for i in sorted(best)], language)
