@@ -128,13 +128,7 @@ def test_a_model_that_answers_junk_gets_a_warning(
     assert code == 0 and "named no type" in capsys.readouterr().err
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: with the model's types (every unsure fragment small talk) the heavy handover "
-    "of examples/coding_session.json drops the user's first request (msg 2, the export "
-    "timeout to find and fix): handover.missing_requests == [1]. Its sentence '导出按 "
-    "`created_at` 过滤，一次最多导出 31 天。' no longer makes it a rule (priority 9.2), and "
-    "among the critical entries of priority 9.0 the Current Work line (order 0) is taken "
-    "first and leaves no room"))
+
 def test_a_models_types_never_drop_a_request(
     llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from _api_rules import anthropic_errors, openai_errors
-from _defects import UNIT_NUMBERS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -452,12 +451,7 @@ def _go_on_session(go_on: str, thanks: str = "thanks") -> Conversation:
     ])
 
 
-@pytest.mark.parametrize("go_on", ["Go on.", pytest.param("Please continue.", marks=(
-    pytest.mark.xfail(strict=True, reason=(
-        "defect: 'Please continue.' is read as a request of its own (events kind 'request', "
-        "not a 'reply' as 'Go on.' and '继续' are): its line is 'User (msg 3): \"Please "
-        "continue.\"' and the line saying where the request in force is cites it (S5)")))),
-    "继续"])
+@pytest.mark.parametrize("go_on", ["Go on.", "Please continue.", "继续"])
 def test_a_prompt_to_go_on_is_no_request_in_force(go_on: str) -> None:
     conv = _go_on_session(go_on)
     go_on_id = next(f.id for f in precis.segment(conv).fragments if f.text == go_on)
@@ -473,11 +467,6 @@ def test_a_prompt_to_go_on_is_no_request_in_force(go_on: str) -> None:
     assert not any(f'"{go_on}"' in i.text and "replied" not in i.text for i in items)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: a closing 'thanks' is taken as the user's latest request: the handover says "
-    "'In force: the latest request (msg 5)' citing 'thanks', and the next step is 'Keep to "
-    "the user's latest instruction: \"thanks\"'; the fix request (msg 1) is the request "
-    "in force"))
 def test_thanks_is_no_request_in_force() -> None:
     conv = _go_on_session("Go on.")
     ids = {f.text: f.id for f in precis.segment(conv).fragments}
@@ -512,18 +501,8 @@ def test_the_users_request_survives_small_budgets(shared_data: Path, path: str) 
         assert result.handover is not None and result.handover.missing_requests == ()
 
 
-_FIRST_REQUEST_LOST = pytest.mark.xfail(strict=True, reason=(
-    "defect: at 20% of coding_en / coding_zh (200 / 207 tokens, one or two messages kept) "
-    "the handover drops the user's first request (msg 2: the 502 errors to find and fix) "
-    "and the latest instruction (msg 29), keeping the rule of msg 3, 'Label the counter by "
-    "endpoint.' and the last actions; at 15% (no message kept) and 25% the first request "
-    "is there. The critical entries are ranked by (priority, order) and a Current Work "
-    "line's order (0) sorts before every request's (its message index)"))
-
-
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh"])
-@pytest.mark.parametrize("share", [
-    0.15, pytest.param(0.2, marks=_FIRST_REQUEST_LOST), 0.25, 0.3, 0.5])
+@pytest.mark.parametrize("share", [0.15, 0.2, 0.25, 0.3, 0.5])
 def test_the_first_request_survives_tight_budgets(name: str, share: float) -> None:
     conv = load(name)
     budget = int(get_counter("estimate").count_messages(conv.messages) * share)
@@ -555,7 +534,6 @@ def test_retention_figures_in_the_result() -> None:
     assert 0 < retention["high_kept"] <= retention["high_total"]
 
 
-@UNIT_NUMBERS
 def test_a_fact_reported_missing_is_not_in_the_output() -> None:
     retention, text = _retention_at_30_percent()
     assert [fact for fact in retention["missing"] if fact in text] == []

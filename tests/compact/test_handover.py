@@ -358,12 +358,6 @@ def test_the_in_force_line_names_the_latest_request() -> None:
     assert in_force == ["The latest request is in the recent messages below (msg 29)"]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: in Chinese, an instruction after an acknowledgement is read as a reply to an "
-    "offer: coding_zh's msg 25 '好。按接口路径给计数器加标签。' becomes '用户（消息 25）回复 "
-    "“好。按接口路径给计数器加标签。”，针对：“在网关旁边的监控模块里定义。”' (a reply, "
-    "priority 7.5, never a rule), while English 'Good. Label the counter by endpoint.' is "
-    "'User (msg 25): \"Label the counter by endpoint.\"' (a request and a rule)"))
 def test_an_instruction_after_an_acknowledgement_is_a_request() -> None:
     conv = _fixture("coding_zh")
     result = compress(conv, budget=_share(conv, 0.8), keep_last=2)

@@ -25,6 +25,9 @@ _TRAILING = ".:!?"
 _TRAILING_ENDS = tuple(_TRAILING)
 
 
+_WITH_UNIT = re.compile(r"^(\d[\d.,:]*\d|\d)[A-Za-z]{1,3}$")
+
+
 class Presence:
     """``fact in Presence(text)``: whether the fact's exact text appears in ``text``.
 
@@ -41,6 +44,9 @@ class Presence:
         pieces.update([p.rstrip(_TRAILING) for p in pieces if p.endswith(_TRAILING_ENDS)])
         # the number of a flag (``comm -23``) or a negative number shows the number
         pieces.update([p.lstrip("-") for p in pieces if p[:1] == "-" and p[1:2].isdigit()])
+        # a number with its unit ("0.42s", "100ms") shows the number, as the facts read it
+        pieces.update([m.group(1) for p in pieces if p[:1].isdigit()
+                       and (m := _WITH_UNIT.match(p)) is not None])
         self.pieces = pieces
 
     def __contains__(self, fact: object) -> bool:

@@ -53,8 +53,10 @@ _WHOLE: tuple[tuple[str, re.Pattern[str]], ...] = (
 _REPLY = re.compile(
     r"^\s*(?:y(?:es|ep|eah|up)?|ok(?:ay)?|sure|go(?: ahead| on)?|do it|please do|proceed|"
     r"continue|carry on|keep going|sounds good|lgtm|approved?|fine|agreed|right|correct|"
-    r"go for it|yes please|that works|perfect|great|好的?|可以|行|继续|是的?|对|没问题|同意|"
-    r"确认|开始吧?|好吧)\b", re.IGNORECASE)
+    r"go for it|yes please|that works|perfect|great|thanks|thank you|thx|cheers|i see|"
+    r"got it|understood|明白了?|了解|知道了|"
+    r"please (?:continue|go on|proceed|carry on|keep going)|"
+    r"好的?|可以|行|继续|是的?|对|没问题|同意|确认|开始吧?|好吧|谢谢|多谢|感谢)\b", re.IGNORECASE)
 _OFFER = re.compile(r"(?:shall I|should I|would you like|do you want|want me to|let me know|"
                     r"if you(?:'d)? like|ready to|can I|may I|要不要|是否|需要我|可以吗|好吗)",
                     re.IGNORECASE)
@@ -145,6 +147,11 @@ def is_reply(text: str) -> bool:
     words = text.split()
     short = len(words) <= _REPLY_WORDS and len(text) <= 120
     if not short or not _REPLY.match(text) or "?" in text or "？" in text:
+        return False
+    # "好。按接口路径给计数器加标签。" / "Thanks! Now add a metric.": an instruction after
+    # the acknowledgement is a request
+    said = [x for x in re.split(r"(?<=[.!?。！？])\s*", text.strip()) if x.strip()]
+    if any(not _REPLY.match(x) for x in said[1:]):
         return False
     return not _VALUE.search(text)
 

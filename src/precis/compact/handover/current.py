@@ -82,7 +82,7 @@ def build_current(story: Story, key: str) -> list[Entry]:
             *a.call_fragments,
             *(a.result_fragments[:1] if a.changes_files or a.kind == "commit" else ()))))
         if sources:
-            out.append(Entry(key, 0, 5.0 if service else 9.0, variants, sources,
+            out.append(Entry(key, 0, 5.0 if service else 8.9, variants, sources,
                              critical=not service, kind="current",
                              why="the last actions before the summarized part ends"))
     runs = [a for a in acts if a.kind in _RUNS and a.kind not in ("vcs", "tracker", "commit",

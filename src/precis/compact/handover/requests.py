@@ -4,6 +4,7 @@ Injected content (notifications, reminders, command output) is never a request."
 
 from __future__ import annotations
 
+from precis.compact.handover._condense import courtesy
 from precis.compact.handover._fit import Entry
 from precis.compact.handover._story import Story
 from precis.compact.handover._words import word
@@ -88,8 +89,12 @@ def build_requests(story: Story, key: str) -> list[Entry]:
         if r.kind == "reply":
             reply = story.quote(r.text, 120)
             variants = tuple(word(lang, "replied", where=where, reply=reply,
-                                  offer=story.quote(r.answers, n)) for n in (260, 110, 50))
-            out.append(Entry(key, r.message, 7.5, variants, r.fragments, kind="request",
+                                  offer=story.quote(r.answers, n)) for n in (260, 110, 70))
+            # the line cites the offer it quotes too; a courtesy ("thanks") matters little
+            offer = story.text_fragments(r.answers_message) \
+                if r.answers_message is not None else ()
+            out.append(Entry(key, r.message, 4.0 if courtesy(r.text) else 7.5, variants,
+                             tuple(dict.fromkeys((*r.fragments, *offer))), kind="request",
                              critical=r.message == story.requests[-1].message,
                              why=f"user reply to the assistant, {where}"))
             continue
@@ -108,7 +113,9 @@ def build_requests(story: Story, key: str) -> list[Entry]:
             f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}" for n in sizes))
         # the first request and the one in force are not cut shorter while there is room
         least = len(variants) - 2 if critical and len(variants) == len(sizes) else None
-        out.append(Entry(key, r.message, 9.2 if rule else 9.0 if critical else 8.0, variants,
+        # the first request (the task) before the user's rules, then the latest one
+        priority = 9.3 if r.message == first else 9.2 if rule else 9.0 if critical else 8.0
+        out.append(Entry(key, r.message, priority, variants,
                          tuple(dict.fromkeys(f for x in (r, *again) for f in x.fragments)),
                          critical=critical, kind="request", least=least,
                          why=f"a request the user wrote, {where}"))
