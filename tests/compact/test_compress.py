@@ -680,12 +680,6 @@ def _compressed_twice(name: str) -> tuple[CompressionResult, CompressionResult]:
     return first, again
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: compressing a handover again switches to the chat layout ('sections': the "
-    "rest of the session has no tool calls), whose titles are not the handover's, so every "
-    "carried line lands under 'Background and constraints (the user's own)': the agent's "
-    "'Last actions before this point' and 'Next (the assistant's stated intent)' are filed "
-    "as the user's own background"))
 def test_compressing_again_keeps_section_titles_of_carried_items() -> None:
     first, again = _compressed_twice("coding_en")
     assert first.summary is not None and again.summary is not None
@@ -696,11 +690,6 @@ def test_compressing_again_keeps_section_titles_of_carried_items() -> None:
         assert texts <= after.get(key, set()), key
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: compressing a handover again shows pieces of it as lines: in English the line "
-    "'- - User (msg 3): \"Never touch `app/db.py`: ...\" [S6] [S6]' (the earlier line again, "
-    "with its bullet and citation, from the background builder); in Chinese the header's "
-    "tail '之后是最近 10 条原文消息]' is a line"))
 @pytest.mark.parametrize("name", ["coding_en", "coding_zh"])
 def test_an_earlier_summarys_header_and_bullets_are_no_lines(name: str) -> None:
     _, again = _compressed_twice(name)

@@ -33,7 +33,7 @@ from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
-from precis.compact._kind import fragment_language, mostly_talk
+from precis.compact._kind import earlier_template, fragment_language, mostly_talk
 from precis.compact._pairs import repair, valid_starts, window_start
 from precis.compact._scope import SummaryScope
 from precis.compact.handover import HandoverBuilder
@@ -132,7 +132,10 @@ def compress(
     t = time.perf_counter()
     events = extract_events(conv, fragments)
     timings["events"] = time.perf_counter() - t
-    if template == "auto" and events.kind != "chat":
+    earlier = earlier_template(conv) if template == "auto" else None
+    if earlier is not None:
+        tmpl = get_template(earlier)  # a summary made again keeps its layout
+    elif template == "auto" and events.kind != "chat":
         tmpl = get_template("claude" if events.kind == "coding" else "service")
     elif template in ("auto", "sections") and mostly_talk(analysis):
         tmpl = get_template("log")  # the default layout, for a conversation of small talk

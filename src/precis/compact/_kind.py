@@ -6,9 +6,10 @@ from __future__ import annotations
 from precis.analysis import Analysis
 from precis.compact.summary import HEADER
 from precis.compact.templates import builtin_templates
+from precis.model import Conversation
 from precis.segment.model import Fragment
 
-__all__ = ["fragment_language", "mostly_talk"]
+__all__ = ["earlier_template", "fragment_language", "mostly_talk"]
 
 _TECHNICAL_KINDS = frozenset({"code", "sql", "json", "table", "tool_call", "tool_result"})
 _TALK_MIN_FRAGMENTS = 20
@@ -21,12 +22,8 @@ def mostly_talk(analysis: Analysis) -> bool:
     share of small talk (or it holds an earlier summary that was a timeline). Its summary
     reads best as a timeline (who said what, when) than sorted into goals, decisions and
     facts."""
-    titles = [f"\n## {title}\n" for spec in builtin_templates()["log"].sections
-              for title in spec.title.values()]
-    for message in analysis.conversation.messages:  # an earlier summary was a timeline
-        if message.role == "user" and HEADER.match(message.text) and any(
-                title in message.text for title in titles):
-            return True
+    if earlier_template(analysis.conversation) == "log":  # an earlier summary was one
+        return True
     frags = analysis.segmentation.fragments
     types = analysis.classifications
     talk = [i for i, f in enumerate(frags) if f.role != "system"]
@@ -35,6 +32,30 @@ def mostly_talk(analysis: Analysis) -> bool:
     technical = sum(1 for i in talk if frags[i].kind in _TECHNICAL_KINDS)
     chat = sum(1 for i in talk if types[i].type == "chitchat")
     return technical <= _TALK_MAX_TECHNICAL * len(talk) and chat >= _TALK_MIN_CHAT * len(talk)
+
+
+_LAYOUTS = ("claude", "service", "sections", "log")
+
+
+def earlier_template(conv: Conversation) -> str | None:
+    """The built-in layout of the latest summary precis wrote into ``conv`` before (a
+    re-compaction keeps it: its lines stay under their titles), by the section titles it
+    shows; None when it holds none."""
+    for message in reversed(conv.messages):
+        if message.role != "user" or not HEADER.match(message.text):
+            continue
+        shown = {line[3:].strip() for line in message.text.splitlines()
+                 if line.startswith("## ")}
+        best, hits = None, 0
+        for name in _LAYOUTS:
+            titles = {t for spec in builtin_templates()[name].sections
+                      for t in spec.title.values()}
+            found = len(shown & titles)
+            if found > hits:
+                best, hits = name, found
+        if best is not None:
+            return best
+    return None
 
 
 def fragment_language(fragments: list[Fragment] | tuple[Fragment, ...]) -> str:

@@ -93,9 +93,11 @@ class HandoverBuilder(ScopedBuilder):
         frags = self.fragments
         if events is None:
             events = extract_events(self.conv, frags)
+        # the builders read what happened; an earlier summary's lines are carried as such
+        own = [i for i in self.range if self.fragments[i].provenance.message not in self.prior]
         self.story = Story(conv=self.conv, analysis=self.analysis, events=events,
                            start=self.start, end=self.end, language=language, dates=scope.dates,
-                           range=self.range)
+                           range=own)
         self.titles = {s.key: s.title_in(language) for s in self.template.sections}
         self.entries: list[Entry] = self._prior_entries()
         self.titles[OFFLOADS] = OFFLOAD_TITLES["zh" if language == "zh" else "en"]
