@@ -304,16 +304,6 @@ def test_a_request_line_keeps_what_the_user_asked_and_their_rules(
     assert len(lines) == 1 and said in lines[0]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: the values a handover line shows are not all in the fragments it cites (its "
-    "own check reports e.g. 25/29 for coding_en): 'User (msg 8) replied \"ok\" to \"The "
-    "keepalive timeout of 5 seconds is shorter than the load balancer's 60 seconds…\"' "
-    "cites only the 'ok' (S16), not the offer it quotes ('60', '502'); the Current Work "
-    "line's '(raise keepalive_timeout to 75 seconds …)' and '(1 failed, 1 passed in 0.42s)' "
-    "come from the assistant's text and the runs' output, which it does not cite; the "
-    "errors line's brief variant shows '`pytest -q` failed' (a command never run: it was "
-    "`pytest tests/test_gateway.py -q`); sql_en's Current Work shows '`run_sql(run_sql)`' "
-    "for four SELECTs (the query is lost, the four calls collapse into one)"))
 @pytest.mark.parametrize(("name", "share", "keep_last"), [
     ("coding_en", 0.8, 2), ("coding_zh", 0.8, 2), ("coding_en", 0.8, None),
     ("sql_en", 0.5, None)])
@@ -326,10 +316,6 @@ def test_every_value_a_line_shows_is_in_the_fragments_it_cites(
     assert check.unverified == ()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: a query tool's calls are shown by the tool's name alone: sql_en (four run_sql "
-    "calls with different SQL) has 'Last actions before this point: `run_sql(run_sql)`' and "
-    "no line says which query ran (e.g. the 'amount > 500 AND status = 'paid'' filter)"))
 def test_a_query_tool_call_shows_its_query() -> None:
     conv = _fixture("sql_en")
     result = compress(conv, level="light")
@@ -338,20 +324,11 @@ def test_a_query_tool_call_shows_its_query() -> None:
     assert "amount > 500" in result.summary.render()  # type: ignore[union-attr]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: an assistant's sentence is listed as a command it gave: sql_en (light) has "
-    "'Commands the assistant gave: `Done: the threshold is 500 and only status = 'paid' "
-    "counts.`' (the segmenter's sql/code kind for a sentence holding \"status = 'paid'\")"))
 def test_an_assistants_sentence_is_no_command() -> None:
     result = compress(_fixture("sql_en"), level="light")
     assert "`Done: the threshold is 500" not in result.summary.render()  # type: ignore[union-attr]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: the line saying where the request in force is names the first request of the "
-    "recent messages as 'the latest': coding_en at normal (messages 22-31 kept) says 'The "
-    "latest request is in the recent messages below (msg 23)'; msg 23 asks where the "
-    "metrics are defined, the latest instruction is msg 29 ('Write the alert rule then.')"))
 def test_the_in_force_line_names_the_latest_request() -> None:
     result = compress(_fixture("coding_en"))
     in_force = [i.text for i in result.summary.items if i.type == "intent"]  # type: ignore[union-attr]

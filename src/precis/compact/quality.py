@@ -21,7 +21,7 @@ __all__ = ["Presence", "Retention", "measure_retention"]
 
 _MISSING_SHOWN = 20
 _SEPARATORS = re.compile(r"[\s`'\"(),;:=|\[\]{}<>，。；：（）、！？\u3400-\u9fff]+")
-_TRAILING = ".:!?"
+_TRAILING = ".:!?…"  # (a line cut at a word boundary ends in "…")
 _TRAILING_ENDS = tuple(_TRAILING)
 
 

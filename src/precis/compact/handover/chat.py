@@ -180,6 +180,9 @@ def build_delivered(story: Story, key: str) -> list[Entry]:
         if f.role != "assistant":
             continue
         if f.kind in _CODE:
+            if "\n" not in f.text.strip() and not f.lang_hint and \
+                    "```" not in story.conv.messages[f.provenance.message].text:
+                continue  # a sentence of prose that reads like code is no code given
             stub = code_stub(f.text, f.kind, f.lang_hint, lang)
             if stub.startswith("`") and stub.strip("`").strip() and stub not in commands:
                 commands.append(stub)

@@ -78,9 +78,12 @@ def build_current(story: Story, key: str) -> list[Entry]:
         tail = word(lang, "explained", text=clip(intent, 160)) if intent else ""
         variants = (f"{word(lang, 'last_actions', items=sep.join(phrases))} {tail}".strip(),
                     word(lang, "last_actions", items=sep.join(phrases[-3:])))
+        explained = next((a for a in reversed(doing) if a.intent), None)
         sources = tuple(dict.fromkeys(f for a in doing for f in (
             *a.call_fragments,
-            *(a.result_fragments[:1] if a.changes_files or a.kind == "commit" else ()))))
+            *(a.result_fragments[:1] if a.changes_files or a.kind == "commit"
+              or a.counts is not None else ()),
+            *(a.intent_fragments if a is explained else ()))))
         if sources:
             out.append(Entry(key, 0, 5.0 if service else 8.9, variants, sources,
                              critical=not service, kind="current",

@@ -123,7 +123,7 @@ def build_requests(story: Story, key: str) -> list[Entry]:
         latest = substantive[-1]
         where = story.where(latest.message)
         if story.later_requests and any(r.kind == "request" for r in story.later_requests):
-            tail = next(r for r in story.later_requests if r.kind == "request")
+            tail = [r for r in story.later_requests if r.kind == "request"][-1]  # the latest
             text = word(lang, "in_force_tail", where=story.where(tail.message))
             out.append(Entry(key, 1e12, 8.5, (text,), latest.fragments,
                              critical=True, kind="intent", why="where the request in force is"))

@@ -26,6 +26,7 @@ _THINK = frozenset({"think", "reason", "reflect", "note"})
 _CALC = frozenset({"calculate", "calculator", "calc", "compute", "math"})
 _SUBMIT = frozenset({"submit", "finish", "task_complete", "done", "complete_task",
                      "final_answer", "respond"})
+_QUERY = frozenset({"sql", "query", "cypher", "graphql"})
 _WORD = re.compile(r"[a-z]+")
 
 
@@ -73,6 +74,10 @@ class DomainTools(ToolVocabulary):
         if verb in _CALC or call.tool.lower() in _CALC:
             return Draft(kind="calc", target=call.arg("expression", "input", "formula"),
                          reads_only=True)
+        if _QUERY.intersection(words):  # run_sql, execute_query: a search of the data,
+            query = call.arg("sql", "query", "statement", "q", "cypher")  # the query its target
+            if query:
+                return Draft(kind="search", target=" ".join(query.split()), reads_only=True)
         if call.tool.lower() in _SUBMIT or verb in _SUBMIT:
             kind = "submit"
         elif verb in _LOOKUP:
