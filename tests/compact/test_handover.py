@@ -283,14 +283,6 @@ def _lines_citing(result, fid: str) -> list[str]:  # type: ignore[no-untyped-def
     return [i.text for i in result.summary.items if fid in i.sources]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: a request line is condensed to a sentence that is not the request and still "
-    "cites the request's sentence: at heavy, examples/coding_session.json's msg 2 reads "
-    "'用户（消息 2）：“导出按 `created_at` 过滤，一次最多导出 31 天。” [S4, S6]' (S4, "
-    "'…最近经常超时，帮我查一下原因并修复。', the request itself, is cited, not shown) and "
-    "msg 8 reads '“方案可以。…另外导出的 CSV 必须保留表头。”', the user's rule '不要改动 "
-    "`app/db.py` 里的连接池配置' cut out; coding_en's msg 2 reads 'Our billing gateway "
-    "returns 502 errors under load.' without 'Please find the cause and fix it.'"))
 @pytest.mark.parametrize(("path", "message", "said"), [
     (EXAMPLE, 2, "帮我查一下原因并修复"),
     (EXAMPLE, 8, "不要改动 `app/db.py` 里的连接池配置"),

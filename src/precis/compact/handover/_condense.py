@@ -61,12 +61,20 @@ def condense(text: str, limit: int, language: str = "en", lead: float = 0.0) -> 
     content = [k for k, s in enumerate(sentences) if not _COURTESY.match(s)] or \
         list(range(len(sentences)))
     n = max(1, len(sentences))
-    scored = sorted(content, key=lambda k: -(3.0 * len(facts(sentences[k])) + lead * (1 - k / n)
-                                             + min(len(_WORD.findall(sentences[k])), 30) / 10
-                                             + (4.0 if k == content[0] else 0.0)
-                                             + (3.0 if sentences[k].endswith(("?", "？"))
-                                                else 0.0)))
+    def score(k: int) -> float:
+        said = sentences[k]
+        return (3.0 * len(facts(said)) + lead * (1 - k / n)
+                + min(len(_WORD.findall(said)), 30) / 10
+                + (4.0 if k == content[0] else 0.0)
+                + (3.0 if said.endswith(("?", "？")) else 0.0)
+                # what the speaker asks for and the rules they set say what they want
+                + (3.0 if _ASKS.search(said) else 0.0)
+                + (3.0 if _STANCE.search(said) else 0.0))
+
+    scored = sorted(content, key=lambda k: -score(k))
     joiner = " "  # at most one space between sentences (see join)
+    if len(sentences[scored[0]]) > limit:  # the one that tells the most, cut, over others
+        return _clip(sentences[scored[0]], limit)
     picked: list[int] = []
     used = 0
     for k in scored:

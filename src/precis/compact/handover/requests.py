@@ -14,7 +14,8 @@ from precis.events import Request
 __all__ = ["build_goal", "build_requests", "changed_by", "is_rule"]
 
 _FULL, _LONG, _MEDIUM, _SHORT = 700, 320, 150, 70
-_CRITICAL_SHORT = 220  # the request in force and the first are never cut shorter
+_CRITICAL_SHORT = 220  # the request in force and the first are not cut shorter while
+_CRITICAL_LEAST = 110  # there is room; where there is none, never shorter than this
 _LEAD = 6.0  # a long request says what it is about first (an issue before instructions)
 
 
@@ -105,9 +106,9 @@ def build_requests(story: Story, key: str) -> list[Entry]:
         head = word(lang, "user_at", where=where)
         sep = "：" if story.zh else ": "
         said = story.own_words(r.text)
-        rule = is_rule(story, r)
+        rule = is_rule(story, r) or bool(again)  # (said again: the user insists)
         critical = r.message == first or any(x.message == last for x in (r, *again)) or rule
-        sizes = (_FULL, _LONG, _CRITICAL_SHORT, _SHORT) if critical else \
+        sizes = (_FULL, _LONG, _CRITICAL_SHORT, _CRITICAL_LEAST) if critical else \
             (_FULL, _LONG, _MEDIUM, _SHORT)
         variants = tuple(dict.fromkeys(  # (a short request reads the same in all)
             f"{head}{sep}{story.quote(said, n, lead=_LEAD)}{suffix}" for n in sizes))
