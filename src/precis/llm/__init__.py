@@ -7,6 +7,8 @@ classify what the rules are unsure about. The rule engine stays the default and 
   (:class:`SummaryPrompts` overrides the English / Chinese defaults; a :class:`PlanHint`
   goes last); :func:`summarize` asks the model and falls back to the caller's rule engine,
   saying why in a :class:`SummaryOutcome`.
+* :func:`build_rewrite_messages` asks for a handover rewritten into prose (``compress(...,
+  llm=client)``; the check of the prose is :mod:`precis.compact`'s).
 * :class:`LLMTypeVoter` is a :class:`~precis.analysis.classify.TypeVoter` for
   :func:`~precis.analysis.classify_all`.
 
@@ -23,6 +25,7 @@ from precis.llm._client import (
     ChatClient,
     ChatModel,
     Completion,
+    client_from_env,
 )
 from precis.llm._prompts import (
     SUMMARY_SLOTS,
@@ -30,8 +33,10 @@ from precis.llm._prompts import (
     Subtask,
     SummaryPrompts,
     SummarySlot,
+    build_rewrite_messages,
     build_summary_messages,
     prompt_language,
+    rewrite_feedback,
 )
 from precis.llm._summarize import SummaryOutcome, summarize
 from precis.llm._voter import LLMTypeVoter
@@ -51,7 +56,10 @@ __all__ = [
     "SummaryOutcome",
     "SummaryPrompts",
     "SummarySlot",
+    "build_rewrite_messages",
     "build_summary_messages",
+    "client_from_env",
     "prompt_language",
+    "rewrite_feedback",
     "summarize",
 ]

@@ -30,6 +30,7 @@ __all__ = [
     "ChatClient",
     "ChatModel",
     "Completion",
+    "client_from_env",
 ]
 
 LLM_URL_ENV = "PRECIS_LLM_URL"
@@ -189,6 +190,19 @@ class ChatClient:
         if not content.strip():
             raise bad("choices[0].message.content is empty")
         return content.strip()
+
+
+def client_from_env(where: str = _WHERE, **options: Any) -> ChatClient:
+    """A :class:`ChatClient` of the model ``$PRECIS_LLM_URL`` and ``$PRECIS_LLM_MODEL``
+    name (``options`` go to it). When either is not set, a
+    :class:`~precis.errors.ConfigError` at ``where`` names every variable to set."""
+    unset = [name for name in (LLM_URL_ENV, LLM_MODEL_ENV) if not os.environ.get(name, "").strip()]
+    if unset:
+        raise ConfigError(
+            f"no OpenAI-compatible model is set: set {' and '.join(unset)} (e.g. "
+            f"{LLM_URL_ENV}=http://localhost:8000/v1 {LLM_MODEL_ENV}=NAME; {LLM_KEY_ENV} if "
+            "it needs a key)", where=where)
+    return ChatClient(**options)
 
 
 def _checked(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

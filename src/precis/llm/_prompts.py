@@ -12,6 +12,10 @@ message holding the content between markers, the length limit, the final instruc
 last of all, the plan hint (the current plan, its subtasks and their states), so it is the
 last thing the model reads before it answers. One user message, not several, because some
 chat templates reject two user messages in a row.
+
+The rewrite of a handover into prose (``compress(..., llm=...)``) has its own prompt:
+:func:`build_rewrite_messages`, and :func:`rewrite_feedback` when the first answer was too
+long or lost exact values.
 """
 
 from __future__ import annotations
@@ -32,8 +36,10 @@ __all__ = [
     "Subtask",
     "SummaryPrompts",
     "SummarySlot",
+    "build_rewrite_messages",
     "build_summary_messages",
     "prompt_language",
+    "rewrite_feedback",
 ]
 
 SummarySlot = Literal["tool_calls", "previous_round", "large_message", "current_round"]
@@ -214,3 +220,50 @@ def _hint(plan_hint: PlanHint | str | None, language: str) -> str:
         where="plan_hint",
     )
 
+
+
+_WORDS_PER_TOKEN = {"en": 0.7, "zh": 0.8}  # what a token target reads as, for the model
+_LOST_SHOWN = 40  # exact values a feedback message names at most
+
+
+def _words(tokens: int, language: str) -> int:
+    return max(1, int(tokens * _WORDS_PER_TOKEN[language]))
+
+
+def build_rewrite_messages(handover: str, *, tokens: int, language: str = "auto"
+                           ) -> list[dict[str, str]]:
+    """The chat messages that ask a model to rewrite ``handover`` (a rule handover's
+    sections, lines and citations) into prose of at most ``tokens`` tokens, in ``language``
+    (``en``, ``zh`` or ``auto``: from the handover)."""
+    if not isinstance(handover, str):
+        raise ConfigError(f"handover must be text, got {type(handover).__name__}",
+                          where="handover")
+    tokens = _positive("tokens", tokens)
+    lang = prompt_language(language, handover)
+    t = prompt_data()["rewrite"][lang]
+    return [{"role": "system", "content": t["system"]},
+            {"role": "user", "content": t["user"].format(handover=handover, tokens=tokens,
+                                                         words=_words(tokens, lang))}]
+
+
+def rewrite_feedback(*, tokens: int | None, target: int, lost: list[str] | tuple[str, ...],
+                     language: str) -> str:
+    """What the model is told after a rewrite that took ``tokens`` tokens (``None``: it
+    fitted) of a ``target``, leaving out the exact values ``lost``."""
+    lang = prompt_language(language)
+    t = prompt_data()["rewrite"][lang]
+    parts: list[str] = []
+    if tokens is not None:
+        parts.append(t["shorter"].format(tokens=tokens, target=_positive("target", target),
+                                         words=_words(target, lang)))
+    if lost:
+        shown = ", ".join(lost[:_LOST_SHOWN]) + (", …" if len(lost) > _LOST_SHOWN else "")
+        parts.append(t["lost"].format(values=shown))
+    parts.append(t["again"])
+    return " ".join(parts)
+
+
+def _positive(key: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key} must be a positive integer, got {value!r}", where=key)
+    return value

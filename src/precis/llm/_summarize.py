@@ -16,7 +16,7 @@ from precis.errors import PrecisError
 from precis.llm._client import ChatModel
 from precis.llm._prompts import PlanHint, SummaryPrompts, SummarySlot, build_summary_messages
 
-__all__ = ["SummaryOutcome", "summarize"]
+__all__ = ["SummaryOutcome", "spent_tokens", "summarize"]
 
 _MIN_CAP = 64  # the smallest answer cap derived from max_chars, in tokens
 
@@ -73,7 +73,7 @@ def summarize(
         problem = str(exc) if isinstance(exc, PrecisError) else f"{type(exc).__name__}: {exc}"
         return _fallback(fallback, problem, 0, start)
     text = getattr(completion, "text", None)
-    tokens = _tokens(completion)
+    tokens = spent_tokens(completion)
     if not isinstance(text, str) or not text.strip():
         return _fallback(fallback, "the model gave no text", tokens, start)
     text = text.strip()
@@ -90,7 +90,9 @@ def _fallback(
     return SummaryOutcome(fallback(), False, error, tokens, time.perf_counter() - start)
 
 
-def _tokens(completion: object) -> int:
+def spent_tokens(completion: object) -> int:
+    """The prompt plus completion tokens an answer (a :class:`Completion` or a wrapper's
+    look-alike) reports; 0 for what is missing or not a count."""
     total = 0
     for key in ("prompt_tokens", "completion_tokens"):
         value = getattr(completion, key, 0)
