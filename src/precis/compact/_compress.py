@@ -19,6 +19,9 @@ Steps (one pass, no LLM):
 5. repair tool-call pairs and role order so both APIs accept the list, and verify the
    budget on the final list and on its text (shrinking the summary while either is over).
    Without a budget, a result that would be no shorter than the input is the input.
+6. only when asked (``llm=``): a model rewrites the summary into prose, checked by rules
+   (``_rewrite``): what it lost is put back, and it fits where the summary fitted, or the
+   summary stands.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from precis._gc import collector_paused
 from precis.analysis import AnalysisConfig, analyze
@@ -35,6 +39,7 @@ from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
 from precis.compact._kind import earlier_template, fragment_language, mostly_talk
 from precis.compact._pairs import repair, valid_starts, window_start
+from precis.compact._rewrite import LLMRewrite, rewrite_summary, skipped
 from precis.compact._scope import SummaryScope
 from precis.compact.handover import HandoverBuilder
 from precis.compact.levels import LevelPreset, get_level
@@ -48,6 +53,9 @@ from precis.events import extract_events
 from precis.model import Conversation, Message, Part, Text, Thinking, ToolCall, ToolResult
 from precis.tokens import TokenCounter, get_counter
 from precis.tokens.lines import LineMemo
+
+if TYPE_CHECKING:
+    from precis.llm import ChatModel
 
 __all__ = ["DEFAULT_QUALITY_FLOOR", "compress"]
 
@@ -80,6 +88,7 @@ def compress(
     analysis_config: AnalysisConfig | None = None,
     voter: TypeVoter | None = None,
     note_style: bool | None = None,
+    llm: ChatModel | None = None,
 ) -> CompressionResult:
     """Compact ``conversation`` (see the module docs).
 
@@ -94,6 +103,12 @@ def compress(
     conversation that is mostly small talk ``log`` (a timeline); the name ``"sections"``
     also gives small talk the timeline (pass ``get_template("sections")`` to keep the
     sections regardless).
+
+    ``llm`` (a :class:`~precis.llm.ChatClient` or any :class:`~precis.llm.ChatModel`)
+    rewrites the summary into prose within the same budget; every request and exact value
+    of the rule summary that the prose lacks is put back, and on any failure the rule
+    summary stands (``result.llm`` says what happened). Without it the output is the same
+    bytes as always.
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -164,6 +179,7 @@ def compress(
             kept_messages=len(dialog), summarized_count=0, dropped_count=0,
             system_prompt_preserved=bool(system), retention=None,
             repairs=[str(r) for r in as_is_repairs], timings=timings,
+            llm=None if llm is None else skipped(llm, "nothing was summarized"),
             **base)  # type: ignore[arg-type]
 
     if budget is not None and as_is_tokens <= budget:
@@ -310,17 +326,40 @@ def compress(
             return compress(conv, level=level, budget=budget, template=tmpl, tokenizer=counter,
                             keep_last=0, quality_floor=quality_floor,
                             analysis_config=analysis_config, voter=voter,
-                            note_style=note_style)
+                            note_style=note_style, llm=llm)
         raise ConfigError(
             f"budget {budget} is too small: the output takes at least {compressed} tokens")
     if budget is not None:
         compressed = tokens_of(out)  # the list as sent (its text fits too)
     elif compressed >= as_is_tokens:
         return unchanged()  # a summary would not make this conversation any shorter
+    rewrite: LLMRewrite | None = None
+    if llm is not None:
+        t_llm = time.perf_counter()
+        if final is None:
+            rewrite = skipped(llm, "the budget leaves no room for a summary")
+        else:
+            shown = count(final.render())
+
+            def measure(s: Summary) -> int:
+                return count(s.render()) if budget is None else size(assemble(s)[0])
+
+            # with a budget, the output fits it; without, the prose takes no more than the
+            # level's room for the summary, and the output stays shorter than the input
+            limit = budget if budget is not None else min(
+                max(shown, allowance), shown + as_is_tokens - 1 - compressed)
+            room = shown + limit - measure(final) - count(final.header())
+            prose, rewrite = rewrite_summary(llm, final, room=max(1, room), measure=measure,
+                                             limit=limit)
+            if prose is not None:
+                final = prose
+                out, origin, repairs = assemble(final)
+                compressed = tokens_of(out)
+        timings["llm"] = time.perf_counter() - t_llm
     cited = final.sources() if final else set()
     if out is not measured[0] or final is not measured[1]:  # else it holds as it is
         retention = measure_retention(high_facts, high_ids, render_messages(out), cited)
-    timings["fit"] = time.perf_counter() - t
+    timings["fit"] = time.perf_counter() - t - timings.get("llm", 0.0)
 
     # a fragment an item cites (e.g. the "ok" of a message quoted whole) is not dropped
     dropped = {reason: kept for reason, ids in builder.dropped.items()
@@ -344,7 +383,7 @@ def compress(
         + sum(1 for i in older if i not in older_with_fragments),
         system_prompt_preserved=bool(system),
         retention=_clean(retention), dropped=dropped, repairs=repairs, timings=timings,
-        handover=check, **base)  # type: ignore[arg-type]
+        handover=check, llm=rewrite, **base)  # type: ignore[arg-type]
 
 
 def _clean(retention: Retention) -> Retention:

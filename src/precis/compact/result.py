@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from precis.compact._rewrite import LLMRewrite
 from precis.compact.handover.check import HandoverCheck
 from precis.compact.quality import Retention
 from precis.compact.summary import Summary
@@ -50,6 +51,8 @@ class CompressionResult:
     ``dropped`` maps a reason to the ids of fragments that are in neither the summary nor
     the kept messages. ``handover`` is the handover's check of what matters (every user
     message in it, current work, next step, exact values verbatim; None for a timeline).
+    ``llm`` says what the model asked to rewrite the summary into prose did (None when no
+    model was given).
     """
 
     messages: list[Message]
@@ -75,6 +78,7 @@ class CompressionResult:
     source: dict[str, Any] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
     handover: HandoverCheck | None = None
+    llm: LLMRewrite | None = None
 
     @property
     def ratio(self) -> float:
@@ -121,6 +125,8 @@ class CompressionResult:
         }
         if self.handover is not None:
             out["handover"] = self.handover.to_dict()
+        if self.llm is not None:
+            out["llm"] = self.llm.to_dict()
         if timings:
             out["timings_ms"] = {k: round(v * 1000, 3) for k, v in self.timings.items()}
         return out
@@ -148,6 +154,8 @@ class CompressionResult:
             )
         if self.handover:
             lines.append(f"- handover check: {self.handover.describe()}")
+        if self.llm:
+            lines.append(f"- llm rewrite: {self.llm.describe()}")
         if self.summary:
             lines += ["", self.summary.render()]
         kept = [m for m, o in zip(self.messages, self.origin) if o is not None]

@@ -102,7 +102,9 @@ class Summary:
     """What the older messages said: ``short`` (a few sentences) and the detailed sections.
 
     ``covers`` is the range of original message indices summarized (first, last), and
-    ``fragments`` the first and last fragment id in it.
+    ``fragments`` the first and last fragment id in it. ``prose`` is a model's rewrite of
+    the sections (``compress(..., llm=...)``): when set, it is the text under the header
+    and the sections are what it was written from.
     """
 
     language: str
@@ -113,6 +115,7 @@ class Summary:
     fragments: tuple[str, str]
     kept: int = 0  # messages that follow the summary verbatim
     extra: dict[str, Any] = field(default_factory=dict)
+    prose: str | None = None
 
     @property
     def items(self) -> list[SummaryItem]:
@@ -139,7 +142,10 @@ class Summary:
         return sep.join(item.render() for item in self.short)
 
     def render(self) -> str:
-        """The summary message's text: header, short overview, then ``## Section`` lists."""
+        """The summary message's text: header, short overview, then ``## Section`` lists (or
+        the header and the prose rewrite, when there is one)."""
+        if self.prose is not None:
+            return f"{self.header()}\n{self.prose}"
         lines = [self.header()]
         if self.short:
             colon = "：" if self.language == "zh" else ": "
