@@ -1,5 +1,5 @@
 """Options shared by the commands that read a conversation (FILE, --format, --pick) and by
-those that analyse one (--llm-vote)."""
+those that analyse one (--llm-vote), and the model client the LLM options build."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from precis.formats import Collection, load_all
 
 if TYPE_CHECKING:
     from precis.analysis.classify import TypeVoter
+    from precis.llm import ChatClient
 
-__all__ = ["WatchedVoter", "conversation_input", "llm_vote_option", "read_collection",
-           "type_voter"]
+__all__ = ["WatchedVoter", "chat_client", "conversation_input", "llm_vote_option",
+           "read_collection", "type_voter"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,9 +67,19 @@ def type_voter(enabled: bool) -> WatchedVoter | None:
     :class:`~precis.errors.MissingDependencyError` with the pip command."""
     if not enabled:
         return None
-    from precis.llm import ChatClient, LLMTypeVoter
+    from precis.llm import LLMTypeVoter
 
-    return WatchedVoter(LLMTypeVoter(ChatClient()))
+    return WatchedVoter(LLMTypeVoter(chat_client("--llm-vote")))
+
+
+def chat_client(option: str) -> ChatClient:
+    """The client of the model at ``$PRECIS_LLM_URL`` for ``option``: a
+    :class:`~precis.errors.ConfigError` naming the variables to set when the URL or the
+    model is not set, a :class:`~precis.errors.MissingDependencyError` with the pip command
+    when ``httpx`` is missing."""
+    from precis.llm import client_from_env
+
+    return client_from_env(option)
 
 
 class WatchedVoter:

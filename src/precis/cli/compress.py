@@ -10,7 +10,13 @@ from typing import Any
 
 import click
 
-from precis.cli._options import conversation_input, llm_vote_option, read_collection, type_voter
+from precis.cli._options import (
+    chat_client,
+    conversation_input,
+    llm_vote_option,
+    read_collection,
+    type_voter,
+)
 
 __all__ = ["compress_command", "file_sha256", "write_output"]
 
@@ -73,6 +79,12 @@ def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
 @click.option("--no-timings", is_flag=True,
               help="Leave timings out of the JSON so the same input gives the same bytes.")
 @llm_vote_option
+@click.option("--llm", "llm", is_flag=True,
+              help="Rewrite the summary into prose with the OpenAI-compatible model at "
+                   "$PRECIS_LLM_URL ($PRECIS_LLM_MODEL, $PRECIS_LLM_KEY) within the same "
+                   "budget; precis puts back every request and exact value the prose left "
+                   "out, and keeps its own summary when the model fails or the prose does "
+                   "not fit (the JSON's `llm` says which). Needs precis[remote].")
 def compress_command(
     file: str,
     format_name: str | None,
@@ -87,6 +99,7 @@ def compress_command(
     out: str | None,
     no_timings: bool,
     llm_vote: bool,
+    llm: bool,
 ) -> None:
     """Compact FILE (`-` for stdin): system prompt + cited summary + recent messages.
 
@@ -102,9 +115,11 @@ def compress_command(
     result = compress(conversation, level=level, budget=budget, template=template,
                       tokenizer=tokenizer, keep_last=keep_last,
                       note_style={"auto": None, "on": True, "off": False}[note_style],
-                      voter=voter)
+                      voter=voter, llm=chat_client("--llm") if llm else None)
     if voter is not None:
         voter.warn()
+    if result.llm is not None and not result.llm.used_llm:
+        click.echo(f"precis: warning: the LLM rewrite was {result.llm.describe()}", err=True)
     result.source = _source(file, conversation.source_format, position)
     if output == "json":
         text = result.to_json(timings=not no_timings)
