@@ -13,6 +13,10 @@ pytest.importorskip("uvicorn", reason="precis[server] is not installed")
 
 from _server import EXAMPLES, Server, start_server
 
+from _openai_stub import openai_stub
+
+__all__ = ["openai_stub"]
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:

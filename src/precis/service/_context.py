@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from precis.memory.store.base import DEFAULT_TENANT, check_tenant
 
 if TYPE_CHECKING:
+    from precis.llm import ChatClient
     from precis.memory import Memory
     from precis.memory.store.base import Store
     from precis.service.metrics import Metrics
@@ -61,6 +62,7 @@ class Service:
         self._memories: OrderedDict[str, Memory] = OrderedDict()
         self._lock = threading.Lock()
         self._session_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._llm: ChatClient | None = None
 
     @property
     def store(self) -> Store:
@@ -88,8 +90,26 @@ class Service:
                                        if v.locked()}
             return self._session_locks.setdefault((tenant, session), threading.Lock())
 
+    def llm(self) -> ChatClient:
+        """The model of ``$PRECIS_LLM_URL`` / ``$PRECIS_LLM_MODEL`` where the server runs
+        (built on first use, shared by every call); a 501 when none is set."""
+        from precis.errors import ConfigError
+        from precis.llm import client_from_env
+        from precis.service.errors import ServiceError
+
+        with self._lock:
+            if self._llm is None:
+                try:
+                    self._llm = client_from_env("llm")
+                except ConfigError as err:
+                    raise ServiceError(501, "NotImplemented", "this server has no LLM to "
+                                       f"rewrite with ({err.message})", where="llm") from None
+            return self._llm
+
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
+        if self._llm is not None:
+            self._llm.close()
         self.root.close()
 
 

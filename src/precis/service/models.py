@@ -75,6 +75,13 @@ class CompressArgs(_Conversation):
                                                "JSON); openai / anthropic: the message list "
                                                "to send; markdown: a report.")
     timings: bool = Field(True, description="Include timings_ms in the JSON result.")
+    llm: bool = Field(False, description="Rewrite the summary into prose with the LLM this "
+                                         "server is set up with (PRECIS_LLM_URL where it "
+                                         "runs; 501 when none), within the same budget. "
+                                         "precis puts back every request and exact value "
+                                         "the prose left out and keeps its own summary when "
+                                         "the model fails or the prose does not fit; the "
+                                         "JSON's 'llm' says which.")
     explain: bool = Field(False, description="Add 'explain' to the JSON result: every input "
                                              "fragment with its type, importance and why, and "
                                              "its fate (kept verbatim, summarized into which "

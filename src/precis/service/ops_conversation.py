@@ -78,7 +78,7 @@ def compress_op(ctx: Ctx, args: CompressArgs) -> Any:
     counter = get_counter(check_tokenizer(args.tokenizer))
     result = compress(conversation, level=args.level, budget=args.budget,
                       template=_check_template(args.template), tokenizer=counter,
-                      keep_last=args.keep_last)
+                      keep_last=args.keep_last, llm=ctx.service.llm() if args.llm else None)
     ctx.service.metrics.add("compactions")
     ctx.service.metrics.add("tokens_saved", max(0, result.original_tokens
                                                 - result.compressed_tokens))
