@@ -12,6 +12,7 @@ import pytest
 from tests.events._sessions import ClaudeLog, coding_session
 
 import precis
+from precis.analysis import analyze
 from precis.compact import compress
 from precis.compact.summary import SummaryItem
 from precis.model import Conversation, Message, ToolCall, ToolResult
@@ -351,3 +352,14 @@ def test_a_line_never_repeats_a_sentence() -> None:
     assert result.template == "sections"
     for item in result.summary.items:  # type: ignore[union-attr]
         assert item.text.count("Raised the expiry to 3600 seconds") <= 1, item.text
+
+
+def test_small_talk_left_out_is_dropped_as_small_talk_not_for_room() -> None:
+    conv = precis.load(EXAMPLE)
+    result = compress(conv, keep_last=4)
+    texts = {f.id: f.text for f in analyze(conv).segmentation.fragments}
+    chitchat = [texts[fid] for fid in result.dropped.get("chitchat", [])]
+    budget = [texts[fid] for fid in result.dropped.get("budget", [])]
+    assert "好的，我先看一下导出接口的实现。" in chitchat
+    assert "开始修改。" in chitchat
+    assert not {"好的，我先看一下导出接口的实现。", "开始修改。"} & set(budget)

@@ -109,6 +109,10 @@ class HandoverBuilder(ScopedBuilder):
                 self.entries.extend(BUILDERS[spec.source](self.story, spec.key))
         folded = self.analysis.consolidation.folded
         self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
+        # small talk no line cites is left out as such, not for want of room
+        types = self.analysis.classifications
+        self.dropped["chitchat"] = [frags[i].id for i in self.range if frags[i].id not in folded
+                                    and types[i].type == "chitchat"]
         self._index = {f.id: i for i, f in enumerate(frags)}
         self._sources: dict[str, str] = {}
         for entry in self.entries:
