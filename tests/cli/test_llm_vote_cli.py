@@ -128,7 +128,6 @@ def test_a_model_that_answers_junk_gets_a_warning(
     assert code == 0 and "named no type" in capsys.readouterr().err
 
 
-
 def test_a_models_types_never_drop_a_request(
     llm_env: OpenAIStub, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from precis import Message, Text, ToolCall, ToolResult, get_counter, load
@@ -26,6 +26,7 @@ FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), every_add=st.booleans())
+@example(seed=327, every_add=False)  # the previews of cut recent messages went 14-26 over
 def test_always_paired_and_never_over_budget(seed: int, every_add: bool) -> None:
     counts, examples = runtime.run_session(seed, every_add=every_add)
     assert counts["pairing checks"] > 0 and counts["budget checks"] > 0

@@ -287,23 +287,29 @@ def fit(view: View) -> Step | None:
         budget = min(budget, max(128, int(view.counter.count_messages(msgs) * 0.6)))
     offload_id = _new_id()
     widest = offload_note(view.language, offload_id, f"{len(msgs)} earlier messages")
-    reserve = view.counter.count(widest) + 1
-    for _ in range(3):
-        try:
-            out, replaced, cut = _fit_once(view, budget - reserve, keep, offload_id)
-        except ConfigError:  # too small a budget for a summary and the note: no note
-            out, replaced, cut = _fit_once(view, budget, keep, None)
-            break
-        over = view.counter.count_messages(out) - budget
+    # the recent messages kept with their long parts cut get a preview and an offload id
+    # of their own; when those previews do not fit, the cut messages stay as compress made
+    # them (they fit by construction)
+    for previews in (True, False):
+        reserve = view.counter.count(widest) + 1
+        for _ in range(3):
+            try:
+                out, replaced, cut = _fit_once(view, budget - reserve, keep, offload_id,
+                                               previews)
+            except ConfigError:  # too small a budget for a summary and the note: no note
+                out, replaced, cut = _fit_once(view, budget, keep, None, previews)
+            over = view.counter.count_messages(out) - budget
+            if over <= 0:
+                break
+            reserve += over + 4
         if over <= 0:
             break
-        reserve += over + 4
     offloads = {**cut, **({offload_id: replaced} if replaced else {})}
     return Step(out, view.first, len(msgs) - 1, len(replaced), offloads,
                 note=f"compacted to {budget} tokens")
 
 
-def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
+def _fit_once(view: View, budget: int, keep: int, offload_id: str | None, previews: bool
               ) -> tuple[list[Message], list[Message], dict[str, list[Message]]]:
     """The working context compacted to ``budget`` with the offload note (when
     ``offload_id`` is given) added to the summary; the messages it replaced; and the
@@ -318,7 +324,7 @@ def _fit_once(view: View, budget: int, keep: int, offload_id: str | None
     replaced = body[: max(0, len(body) - result.kept_messages)]
     cut: dict[str, list[Message]] = {}
     for j, (m, o) in enumerate(zip(out, result.origin)):
-        if o is not None and m.metadata.get("precis") == "shortened":
+        if previews and o is not None and m.metadata.get("precis") == "shortened":
             # a recent message kept with its long parts cut: the original stays reloadable
             cut_id = _new_id()
             cut[cut_id] = [msgs[o]]
