@@ -145,3 +145,39 @@ def test_store_that_is_not_a_database(tmp_path: Path, capsys: pytest.CaptureFixt
     bad.write_bytes(b"\x00garbage" * 512)
     code, _, err = run(["memory", "--store", str(bad), "stats"], capsys)
     assert code == 2 and "cannot open the memory store" in err
+
+
+def test_session_summary_cards_on_the_command_line(store: list[str], tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.events._sessions import coding_session
+
+    log = coding_session()
+    early = log.write(tmp_path / "early.jsonl")
+    lines = early.read_text("utf-8").splitlines()
+    early.write_text("\n".join(lines[:20]) + "\n", encoding="utf-8")
+    code, out, _ = run([*store, "ingest", str(early), "--no-summary"], capsys)
+    assert code == 0 and "s-1: " in out and ", summary" not in out
+    code, out, _ = run([*store, "list", "--type", "summary"], capsys)
+    assert code == 0 and out == ""
+    code, out, _ = run([*store, "ingest", str(early)], capsys)
+    assert code == 0 and "s-1: " in out and ", summary m_" in out
+    summary_id = out.split(", summary ")[1].split()[0]
+    code, out, _ = run([*store, "ingest", str(log.write(tmp_path / "later.jsonl")), "--json"],
+                       capsys)
+    report = json.loads(out)["sessions"][0]
+    assert code == 0 and report["summary"] == summary_id and report["updated"] == [summary_id]
+    code, out, _ = run([*store, "list", "--type", "summary"], capsys)
+    assert code == 0 and out.count("[summary]") == 1 and summary_id in out
+    code, out, _ = run([*store, "search", "what did we do in the shop-abc session?", "-k", "1"],
+                       capsys)
+    assert code == 0 and f"[summary] {summary_id}" in out
+    assert "also make the discount show on the receipt" in out
+    # its sources by their numbers in the session, as its text cites them ("msg 22")
+    assert "from s-1: messages 1, " in out and "(msg 22)" in out
+    code, out, _ = run([*store, "show", summary_id, "--history"], capsys)
+    assert code == 0 and "v1 created" in out and "v2 updated" in out
+    # a source without text (a tool call, a tool result) says so instead of a blank line
+    lines = out.splitlines()
+    bodies = [lines[i + 1] for i, line in enumerate(lines) if line.startswith(" * [")]
+    assert "     (no text: a tool call or its result)" in bodies
+    assert all(body.strip() for body in bodies)

@@ -121,23 +121,26 @@ def test_memories_add_list_get_history_patch_delete(server: Server, conversation
                                             "metadata": {"app": "shop"}})
         assert r.status_code == 201
         added = r.json()
-        assert added["extracted"] == len(added["added"]) == 15
+        # 15 cards of its statements and the session's summary card
+        assert added["extracted"] == len(added["added"]) == 16
+        assert [c["id"] for c in added["added"] if c["type"] == "summary"] == [
+            added["summary_id"]]
         assert all(c["metadata"]["app"] == "shop" and c["user_id"] == "ana"
                    for c in added["added"])
         again = http.post("/v1/memories", json={"conversation": conversation,
                                                 "user_id": "ana"}).json()
-        assert again["added"] == []  # idempotent
+        assert again["added"] == again["updated"] == []  # idempotent
         r = http.post("/v1/memories", json={"text": "Bo prefers PostgreSQL over MySQL",
                                             "user_id": "bo"})
         bo = r.json()["added"]
         assert [c["content"] for c in bo] == ["Bo prefers PostgreSQL over MySQL"]
         page = http.get("/v1/memories", params={"user_id": "ana", "limit": 10}).json()
-        assert len(page["memories"]) == 10 and page["total"] == 15 and page["next_cursor"]
+        assert len(page["memories"]) == 10 and page["total"] == 16 and page["next_cursor"]
         rest = http.get("/v1/memories", params={"user_id": "ana", "limit": 10,
                                                 "cursor": page["next_cursor"]}).json()
-        assert len(rest["memories"]) == 5 and rest["next_cursor"] is None
+        assert len(rest["memories"]) == 6 and rest["next_cursor"] is None
         ids = [c["id"] for c in page["memories"] + rest["memories"]]
-        assert len(set(ids)) == 15
+        assert len(set(ids)) == 16
         types = http.get("/v1/memories", params=[("type", "decision"), ("type", "fact")]
                          ).json()["memories"]
         assert types and {c["type"] for c in types} <= {"decision", "fact"}
@@ -152,8 +155,39 @@ def test_memories_add_list_get_history_patch_delete(server: Server, conversation
         assert http.delete(f"/v1/memories/{ids[0]}").json() == {"deleted": [ids[0]]}
         _error(http.get(f"/v1/memories/{ids[0]}"), 404)
         gone = http.delete("/v1/memories", params={"user_id": "ana"}).json()["deleted"]
-        assert len(gone) == 14
+        assert len(gone) == 15
         assert http.get("/v1/memories").json()["total"] == 1  # bo's
+
+
+def test_a_sessions_summary_card_is_added_updated_filtered_and_found(
+        server: Server, conversation: object) -> None:
+    from tests.events._sessions import coding_session
+
+    lines = [json.dumps(x) for x in coding_session().lines]
+    early, grown = "\n".join(lines[:20]), "\n".join(lines)
+    with server.client() as http:
+        off = http.post("/v1/memories", json={"conversation": early, "summary": False}).json()
+        assert off["summary_id"] is None and "summary" not in {c["type"] for c in off["added"]}
+        on = http.post("/v1/memories", json={"conversation": early}).json()
+        assert [c["type"] for c in on["added"]] == ["summary"] and on["summary_id"]
+        assert "3f2a9c1" in on["added"][0]["content"]
+        later = http.post("/v1/memories", json={"conversation": grown}).json()
+        assert [c["id"] for c in later["updated"]] == [on["summary_id"]]
+        assert "receipt" in later["updated"][0]["content"] and later["added"]
+        listed = http.get("/v1/memories", params={"type": "summary"}).json()
+        assert [c["id"] for c in listed["memories"]] == [on["summary_id"]]
+        history = http.get(f"/v1/memories/{on['summary_id']}/history").json()["history"]
+        assert [h["action"] for h in history] == ["created", "updated"]
+        found = http.post("/v1/memories/search", json={
+            "query": "what did we do in the shop-abc session?", "k": 3}).json()["hits"]
+        assert found[0]["id"] == on["summary_id"] and found[0]["sources"]
+        assert found[0]["sources"][0]["text"].startswith("Work on bead shop-abc")
+        # an older copy of the session added again leaves the summary of the newer one
+        assert http.post("/v1/memories", json={"conversation": early}).json()["updated"] == []
+        assert "receipt" in http.get(f"/v1/memories/{on['summary_id']}").json()[
+            "memory"]["content"]
+        _error(http.post("/v1/memories", json={"conversation": early, "summary": "maybe"}),
+               422)
 
 
 def test_search_finds_memories_with_their_sources(server: Server, conversation: object

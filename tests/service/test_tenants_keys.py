@@ -54,7 +54,7 @@ def test_two_tenants_never_see_each_others_data(keyed: tuple[Server, str, str],
                                                "user_id": "ana"}).json()["added"]
         a_text = a.post("/v1/memories", json={"text": "Alpha's secret: the vault code is 4711",
                                               "user_id": "ana"}).json()["added"][0]
-        assert len(a_cards) == 15
+        assert len(a_cards) == 16  # 15 statements and the session's summary
         a.post("/v1/sessions", json={"id": "shared-name", "max_tokens": 400,
                                      "msg_threshold": 4})
         a.post("/v1/sessions/shared-name/messages", json={"messages": [
@@ -98,7 +98,8 @@ def test_two_tenants_never_see_each_others_data(keyed: tuple[Server, str, str],
         # a's data is all there, unchanged
         assert a.get(f"/v1/memories/{secret}").json()["memory"]["content"] == a_text["content"]
         assert a.get(f"/v1/memories/{b_cards[0]['id']}").status_code == 200
-        assert a.get("/v1/memories").json()["total"] == 16
+        # the conversation's 15 cards, its summary card and the text's card
+        assert a.get("/v1/memories").json()["total"] == 17
         assert a.get("/v1/sessions/shared-name").json()["original_messages"] == 8
         hits = a.post("/v1/memories/search", json={"query": "vault code"}).json()["hits"]
         assert hits[0]["id"] == secret

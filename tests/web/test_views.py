@@ -117,6 +117,30 @@ def test_memory_search_in_chinese_and_english(tab, server) -> None:
     tab.check()
 
 
+def test_session_summaries_by_their_type(tab, server) -> None:
+    _ingest(server)
+    page = tab.goto("/#memory")
+    page.click("#memory-form details summary")  # the filters
+    # the types are the API's own: every one the search takes, the summary among them
+    page.wait_for_selector("#memory-type option[value='summary']", state="attached")
+    spec = httpx.get(f"{server}/openapi.json").json()
+    types = spec["components"]["schemas"]["SearchFilters"]["properties"]["types"]["items"]
+    offered = page.eval_on_selector_all("#memory-type option", "os => os.map(o => o.value)")
+    assert offered == ["", *types["enum"]]
+    page.select_option("#memory-type", "summary")
+    page.click("#memory-list")
+    page.wait_for_selector("#memory-hits-title:has-text('of 2 cards')")
+    hits = page.locator("#memory-hits .hit")
+    assert hits.count() == 2  # one per session: the Chinese and the English one
+    texts = sorted(hits.nth(i).locator(".content").inner_text() for i in range(2))
+    assert "Primary Request and Intent" in texts[0] and "主要请求与意图" in texts[1]
+    cards = httpx.get(f"{server}/v1/memories", params={"type": "summary"}).json()["memories"]
+    # a line per section, as written
+    assert [t.splitlines() for t in texts] == sorted(c["content"].splitlines() for c in cards)
+    tab.shot("memory-summaries")
+    tab.check()
+
+
 def test_deleting_a_card_from_the_page(tab, server) -> None:
     _ingest(server)
     page = tab.goto("/#memory")

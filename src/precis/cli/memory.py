@@ -18,7 +18,7 @@ from precis.cli.memory_batch import note_label, run_batch
 from precis.errors import InputError, QueryError
 
 if TYPE_CHECKING:
-    from precis.memory import Filters, Memory, SearchResult
+    from precis.memory import Filters, Memory, MemoryCard, SearchResult, StoredMessage
     from precis.model import Conversation
 
 __all__ = ["memory_group"]
@@ -45,8 +45,9 @@ def _filter_options(func: Any) -> Any:
         click.option("--agent", default=None, help="Only cards of this agent."),
         click.option("--session", "-s", default=None, help="Only cards of this session."),
         click.option("--type", "types", multiple=True, metavar="TYPE",
-                     help="Only cards of this type (repeatable): requirement, decision, fact, "
-                          "event, preference, config, sql, code, error-fix, todo, ..."),
+                     help="Only cards of this type (repeatable): summary (a session's "
+                          "digest), requirement, decision, fact, event, preference, config, "
+                          "sql, code, error-fix, todo, ..."),
         click.option("--speaker", default=None, help="Only cards said by this speaker."),
         click.option("--since", default=None, metavar="DATE",
                      help="Only cards whose event time is on or after DATE (ISO)."),
@@ -97,12 +98,18 @@ def memory_group(ctx: click.Context, store: str | None, embedder: str, tenant: s
                    "a hash of its content). Only with one conversation.")
 @click.option("--user", "-u", default=None, help="User the cards belong to.")
 @click.option("--agent", default=None, help="Agent the cards belong to.")
+@click.option("--summary/--no-summary", "summary", default=None,
+              help="A session summary card (what was asked, done, pending), updated when "
+                   "the session is ingested again grown: by default for each session of 4 "
+                   "messages or more that is not small talk; --summary: small talk too; "
+                   "--no-summary: none.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON report.")
 @click.pass_obj
 def ingest_command(settings: _Settings, files: tuple[str, ...], format_name: str | None,
                    pick: str | None, session: str | None, user: str | None, agent: str | None,
-                   as_json: bool) -> None:
-    """Extract memory cards from conversations in FILES and store the new ones."""
+                   summary: bool | None, as_json: bool) -> None:
+    """Extract memory cards from conversations in FILES and store the new ones, with a
+    summary card per session."""
     from rich.progress import Progress
 
     jobs: list[tuple[str, Conversation]] = []
@@ -134,7 +141,8 @@ def ingest_command(settings: _Settings, files: tuple[str, ...], format_name: str
             vectors = progress_printer(f"vectors of {conv.id or file} computed",
                                        quiet=as_json)
             report = memory.ingest(conv, session=session, user=user, agent=agent,
-                                   progress=advance if vectors is None else vectors)
+                                   progress=advance if vectors is None else vectors,
+                                   summary=summary)
             bar.remove_task(sub)
             bar.advance(task)
             reports.append((file, report))
@@ -144,11 +152,16 @@ def ingest_command(settings: _Settings, files: tuple[str, ...], format_name: str
     if as_json:
         click.echo(json.dumps({"store": location, "sessions": [
             {"file": file, "session": r.session_id, "cards": r.cards, "added": r.added,
+             "updated": list(r.updated_ids), "summary": r.summary_id,
              "embedded": r.embedded, "skipped": r.skipped} for file, r in reports
         ]}, ensure_ascii=False, indent=2))
         return
     for file, r in reports:
-        note = "" if r.added else " (already stored)"
+        note = "" if r.added or r.updated_ids else " (already stored)"
+        if r.summary_id in r.added_ids:
+            note += f", summary {r.summary_id}"
+        elif r.summary_id in r.updated_ids:
+            note += f", summary {r.summary_id} updated"
         click.echo(f"{r.session_id}: {r.cards} cards, {r.added} new{note}  [{file}]")
     click.echo(f"store: {location}")
 
@@ -206,14 +219,23 @@ def _print_result(result: SearchResult) -> None:
         head += f"  {card.speaker}" if card.speaker else ""
         click.echo(head)
         click.echo(_indent(card.content))
-        where = ", ".join(m.message_id for m in hit.sources) or ", ".join(card.message_ids)
-        click.echo(f"   from {card.session_id}: {where}"
+        click.echo(f"   from {card.session_id}: {_where(card, hit.sources)}"
                    + (f"  (superseded by {card.superseded_by})" if card.superseded_by else ""))
         for message in hit.context:
             click.echo(_indent(f"[{message.message_id} {message.speaker or message.role}] "
                                f"{_short(message.text)}", "      "))
     if result.recap:
         click.echo("\nRecap:\n" + _indent(result.recap))
+
+
+def _where(card: MemoryCard, sources: tuple[StoredMessage, ...]) -> str:
+    """The messages a hit came from: their ids, or for a card of many (a session's summary)
+    their numbers in the session (as its text cites them: "msg 12")."""
+    ids = [m.message_id for m in sources] or list(card.message_ids)
+    if len(ids) <= 3:
+        return ", ".join(ids)
+    numbers = [m.index + 1 for m in sources] or [i + 1 for i in card.message_indexes]
+    return "messages " + ", ".join(map(str, numbers))
 
 
 def _indent(text: str, prefix: str = "   ") -> str:
@@ -275,7 +297,7 @@ def show_command(settings: _Settings, card_id: str, context: int, history: bool,
         mark = "*" if message.index in card.message_indexes else " "
         click.echo(f" {mark} [{message.message_id}] {message.speaker or message.role}"
                    f"{' ' + message.timestamp if message.timestamp else ''}")
-        click.echo(_indent(message.text, "     "))
+        click.echo(_indent(message.text or "(no text: a tool call or its result)", "     "))
     for v in versions:
         click.echo(f"v{v.version} {v.action} {v.at}"
                    + (f": {_short(v.card.content, 120)}" if v.card else ""))

@@ -37,10 +37,11 @@ from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._dates import DateFormatter
 from precis.compact._digest import core_text
-from precis.compact._kind import earlier_template, fragment_language, mostly_talk
+from precis.compact._kind import choose_template, fragment_language
 from precis.compact._pairs import repair, valid_starts, window_start
 from precis.compact._rewrite import LLMRewrite, rewrite_summary, skipped
 from precis.compact._scope import SummaryScope
+from precis.compact._session import TERSE_ROOM, make_builder
 from precis.compact.handover import HandoverBuilder
 from precis.compact.levels import LevelPreset, get_level
 from precis.compact.quality import Retention, measure_retention
@@ -65,7 +66,6 @@ TIMELINE_TAIL_SHARE = 0.1  # ... and this share under a timeline (it tells the l
 CHAT_TAIL_SHARE = 0.2  # ... under a chat's summary
 HANDOVER_TAIL_SHARE = 0.12  # ... and this share under an agent's handover (its current work
 # and next step tell the latest; the room goes to the summary)
-TERSE_ROOM = 0.3  # a timeline with less room than this share of what it covers is terse
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
 _SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
 _GENEROUS_SHARE = 0.6  # the most of a budget the verbatim tail takes (when it is generous)
@@ -147,13 +147,8 @@ def compress(
     t = time.perf_counter()
     events = extract_events(conv, fragments)
     timings["events"] = time.perf_counter() - t
-    earlier = earlier_template(conv) if template == "auto" else None
-    if earlier is not None:
-        tmpl = get_template(earlier)  # a summary made again keeps its layout
-    elif template == "auto" and events.kind != "chat":
-        tmpl = get_template("claude" if events.kind == "coding" else "service")
-    elif template in ("auto", "sections") and mostly_talk(analysis):
-        tmpl = get_template("log")  # the default layout, for a conversation of small talk
+    tmpl = choose_template(template if template in ("auto", "sections") else tmpl, events,
+                           analysis)
     system = [i for i, m in enumerate(messages) if m.role == "system"]
     dialog = [i for i, m in enumerate(messages) if m.role != "system"]
     system_tokens = sum(sizes[i] for i in system)
@@ -225,13 +220,9 @@ def compress(
         scope = SummaryScope(analysis, first, start, template=tmpl, preset=preset,
                              language=language, count=count, kept=kept, dates=dates,
                              budgeted=budget is not None)
-        builder: TimelineBuilder | HandoverBuilder
-        if tmpl.timeline:
-            builder = TimelineBuilder(
-                scope,
-                terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
-        else:
-            builder = HandoverBuilder(scope, events=events)
+        builder = make_builder(
+            scope, events,
+            terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
         if budget is not None:
             allowance = int(room) - _message_frame(counter)
         else:

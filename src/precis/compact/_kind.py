@@ -1,15 +1,16 @@
-"""What kind of conversation is summarized: its language, and whether it is mostly small
-talk (its summary is then a timeline)."""
+"""What kind of conversation is summarized: its language, whether it is mostly small talk
+(its summary is then a timeline), and so the template ``"auto"`` stands for."""
 
 from __future__ import annotations
 
 from precis.analysis import Analysis
 from precis.compact.summary import HEADER
-from precis.compact.templates import builtin_templates
+from precis.compact.templates import Template, builtin_templates, get_template
+from precis.events import SessionEvents
 from precis.model import Conversation
 from precis.segment.model import Fragment
 
-__all__ = ["earlier_template", "fragment_language", "mostly_talk"]
+__all__ = ["choose_template", "earlier_template", "fragment_language", "mostly_talk"]
 
 _TECHNICAL_KINDS = frozenset({"code", "sql", "json", "table", "tool_call", "tool_result"})
 _TALK_MIN_FRAGMENTS = 20
@@ -75,3 +76,21 @@ def fragment_language(fragments: list[Fragment] | tuple[Fragment, ...]) -> str:
         if zh or en:
             break
     return "zh" if zh > en else "en"
+
+
+def choose_template(template: str | Template, events: SessionEvents,
+                    analysis: Analysis) -> Template:
+    """The template to summarize with: ``"auto"`` keeps the layout of a summary precis wrote
+    into the conversation before (:func:`earlier_template`), else chooses by what happened
+    (an agent session with file and shell tools: ``claude``, the handover; a service dialogue
+    with domain tools: ``service``; a chat: ``sections``; mostly small talk: ``log``, a
+    timeline); the name ``"sections"`` also gives small talk the timeline; any other name or
+    template is itself."""
+    earlier = earlier_template(analysis.conversation) if template == "auto" else None
+    if earlier is not None:
+        return get_template(earlier)  # a summary made again keeps its layout
+    if template == "auto" and events.kind != "chat":
+        return get_template("claude" if events.kind == "coding" else "service")
+    if template in ("auto", "sections") and mostly_talk(analysis):
+        return get_template("log")  # the default layout, for a conversation of small talk
+    return get_template("sections" if template == "auto" else template)

@@ -42,6 +42,7 @@ CardType = Literal[
     "error-fix",
     "command",
     "note",
+    "summary",  # one per session: the session's digest (precis.memory.summary)
 ]
 CARD_TYPES: tuple[CardType, ...] = get_args(CardType)
 

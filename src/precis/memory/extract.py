@@ -162,7 +162,7 @@ def extract_cards(
                 type=kind,
                 tags=_tags(unit, kind),
                 topics=_topics(query_words(text), idf),
-                entities=_entities(text, message.name),
+                entities=entities_of(text, message.name),
                 session_id=sid,
                 message_ids=message_ids,
                 message_indexes=(message_index,),
@@ -400,12 +400,14 @@ def _topics(words: Sequence[str], idf: dict[str, float]) -> tuple[str, ...]:
 _NAME = re.compile(r"(?<![\w.])([A-Z][a-z]+(?:\s+[A-Z][a-z]+)*)")
 
 
-def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
+def entities_of(text: str, speaker: str | None, *, names: bool = True) -> tuple[str, ...]:
+    """The exact values (urls, paths, identifiers, commands, errors) and (``names``) the
+    names inside a sentence that ``text`` holds, ``speaker`` left out (at most 12)."""
     out: dict[str, None] = {}
     for fact in facts(text):
         if fact.kind in ("url", "path", "identifier", "command", "error"):
             out.setdefault(fact.text, None)
-    for match in _NAME.finditer(text):
+    for match in _NAME.finditer(text) if names else ():
         start = match.start()
         before = text[:start].rstrip()
         if before and before[-1] not in ".!?:\n":  # a capitalised word inside a sentence

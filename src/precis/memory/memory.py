@@ -28,13 +28,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from precis._args import optional_text, shown, text
 from precis._surrogates import clean_conversation
+from precis.analysis import analyze
 from precis.errors import (
     ConfigError,
     QueryError,
 )
 from precis.memory.card import MemoryCard
 from precis.memory.extract import extract_cards
-from precis.memory.search import SearchResult, search
+from precis.memory.search import SearchResult, search, source_ranges
 from precis.memory.store._open import open_store
 from precis.memory.store._rows import utc_now
 from precis.memory.store.base import (
@@ -46,6 +47,7 @@ from precis.memory.store.base import (
     StoredMessage,
     VectorCacheStore,
 )
+from precis.memory.summary import summary_card
 from precis.model import Conversation
 
 if TYPE_CHECKING:
@@ -67,6 +69,8 @@ class IngestReport:
     skipped: dict[str, int]  # fragments left out, by reason
     embedded: int  # new cards given a vector
     added_ids: tuple[str, ...] = ()  # the ids of the cards added
+    updated_ids: tuple[str, ...] = ()  # cards changed in place (the session's summary)
+    summary_id: str | None = None  # the session's summary card, when it has one
 
 
 def _local_model_installed() -> bool:
@@ -81,11 +85,12 @@ def embed_text(card: MemoryCard, before: str = "") -> str:
     """The text a card's vector is computed from: who said it and what, then an excerpt of
     the message it follows (a reply is found by the words of its question). The card's own
     words go first: both local models weigh the start of a text more (on LoCoMo, cosine
-    alone, recall@10 48.4 -> 53.3 with the multilingual model, 52.5 -> 55.9 with MiniLM)."""
+    alone, recall@10 48.4 -> 53.3 with the multilingual model, 52.5 -> 55.9 with MiniLM).
+    A session's summary follows no message: it is embedded alone."""
     text = card.content
     if card.speaker and card.speaker not in ("user", "assistant", "tool", "system"):
         text = f"{card.speaker}: {text}"
-    if before:
+    if before and card.type != "summary":
         text = f"{text} ({before[:_BEFORE_CHARS]})"
     return text
 
@@ -214,14 +219,24 @@ class Memory:
         format: str | None = None,
         progress: Callable[[int, int], None] | None = None,
         metadata: dict[str, Any] | None = None,
+        summary: bool | None = None,
     ) -> IngestReport:
         """Extract the cards of a conversation (or a file) and add the new ones;
-        ``metadata`` is stored with every card added."""
+        ``metadata`` is stored with every card added.
+
+        The session also gets its summary card (:mod:`precis.memory.summary`), added the
+        first time and updated in place when the session has grown since: by default
+        (``summary=None``) a session of 4 messages or more that is not small talk (an
+        agent or service session, a chat about a task); ``True``: small talk too;
+        ``False``: none."""
         session, user, agent = (optional_text(session, "session"), optional_text(user, "user"),
                                 optional_text(agent, "agent"))
         if progress is not None and not callable(progress):
             raise ConfigError(f"must be a function (done, total) or None, got "
                               f"{shown(progress)}", where="progress")
+        if summary is not None and not isinstance(summary, bool):
+            raise ConfigError(f"must be True, False or None, got {shown(summary)}",
+                              where="summary")
         where: str | None = None
         if isinstance(source, Conversation):
             conversation = clean_conversation(source)  # lone surrogates cannot be stored
@@ -230,15 +245,25 @@ class Memory:
 
             where = str(source)
             conversation = load(source, format=format, pick=pick)
+        analysis = analyze(conversation)
+        now = utc_now()
         extraction = extract_cards(
             conversation, session=session, user=user, agent=agent, source=where,
-            created_at=utc_now(),
+            analysis=analysis, created_at=now,
         )
-        cards = extraction.cards
-        if metadata:
-            cards = [c.with_changes(metadata={**c.metadata, **metadata}) for c in cards]
-        existing = {c.id for c in self.store.get_many([c.id for c in cards])}
-        new = [c for c in cards if c.id not in existing]
+        cards = list(extraction.cards)
+        digest = None if summary is False else summary_card(
+            extraction, analysis, small_talk=summary is True, user=user, agent=agent,
+            created_at=now)
+        if digest is not None:
+            cards.append(digest)
+        if metadata:  # the summary's own keys (what it was made from) stay its own
+            cards = [c.with_changes(metadata={**metadata, **c.metadata} if c is digest
+                                    else {**c.metadata, **metadata}) for c in cards]
+        stored = {c.id: c for c in self.store.get_many([c.id for c in cards])}
+        new = [c for c in cards if c.id not in stored]
+        stale = [c for c in cards if c.type == "summary" and c.id in stored
+                 and _outdated(stored[c.id], c)]
         vectors = None
         embedded = 0
         if self.embedder is not None and new:
@@ -252,8 +277,11 @@ class Memory:
             vectors=vectors,
             model=self.embedder.name if self.embedder is not None else None,
         )
+        updated = [self.update(c.id, **_summary_changes(stored[c.id], c)).id for c in stale]
         return IngestReport(extraction.session.id, len(cards), len(added), extraction.skipped,
-                            embedded, tuple(added))
+                            embedded + len(updated) * (self.embedder is not None),
+                            tuple(added), tuple(updated),
+                            digest.id if digest is not None else None)
 
     def _embed(self, cards: Sequence[MemoryCard], progress: Callable[[int, int], None] | None,
                before: dict[tuple[str, int], str] | None = None) -> Any:
@@ -359,10 +387,8 @@ class Memory:
         if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= 20:
             raise QueryError(f"must be a whole number from 0 to 20, got {shown(context)}",
                              where="context")
-        if not card.message_indexes:
-            return []
-        first, last = min(card.message_indexes), max(card.message_indexes)
-        return self.store.messages(card.session_id, max(0, first - context), last + context + 1)
+        ranges = source_ranges(card, context)
+        return [m for found in self.store.messages_in(ranges) for m in found] if ranges else []
 
     def history(self, card_id: str) -> list[CardVersion]:
         return self.store.history(_card_id(card_id))
@@ -404,6 +430,32 @@ class Memory:
                 self.store.add([], session=record, messages=messages)
         added = self.add(imported.cards) if imported.cards else []
         return len(imported.cards), len(added)
+
+
+def _outdated(old: MemoryCard, new: MemoryCard) -> bool:
+    """Whether a stored summary card was made from another version of its session (its
+    content hash differs), not a longer one (an older copy of a session ingested after a
+    newer one leaves its summary as it is), and says something else than the new one."""
+    made_from = old.metadata.get("summary") or {}
+    made_now = new.metadata["summary"]
+    return (made_from.get("content_hash") != made_now["content_hash"]
+            and made_from.get("messages", 0) <= made_now["messages"]
+            and _summary_changes(old, new) != {})
+
+
+def _summary_changes(old: MemoryCard, new: MemoryCard) -> dict[str, Any]:
+    """The fields of a session's summary card that its new version changes (who it belongs
+    to, its creation and anything else the store keeps stay as they are)."""
+    changes = {name: getattr(new, name) for name in _SUMMARY_FIELDS
+               if getattr(new, name) != getattr(old, name)}
+    metadata = {**old.metadata, **new.metadata}
+    if metadata != old.metadata:
+        changes["metadata"] = metadata
+    return changes
+
+
+_SUMMARY_FIELDS = ("content", "tags", "entities", "message_ids", "message_indexes",
+                   "fragment_ids", "event_time", "language")
 
 
 def _card_id(value: Any) -> str:

@@ -2,11 +2,13 @@
 
 From the question alone: its content words (both languages), the exact entities in it (ids,
 paths), the people it names ("Caroline", "张伟", "Bart在…"), the card types its
-wording points to ("which SQL…" -> sql, "怎么选…" -> decision, "怎么配置" -> config), a
+wording points to ("which SQL…" -> sql, "怎么选…" -> decision, "怎么配置" -> config,
+"what did we do in the billing session" / "上次做到哪了" -> summary), a
 time range from its time expressions ("last week", "2023年5月", "去年圣诞节", "三月初"),
 whether it asks for the latest state ("current", "最近") or for a version ("which version",
 "哪个版本"), and, for a question about a cause ("why", "为什么"), the words that introduce
-one ("because", "由于"), added to the keyword search.
+one ("because", "由于"), added to the keyword search (and for a question about a session,
+the tag of its summary card, ``summary``).
 
 A query of several lines (a pasted conversation, a note and then a question) asks with its
 last line: the types, the time, the latest-or-version wish and the cause are read there, and
@@ -57,6 +59,15 @@ _INTENT_CUES: tuple[tuple[CardType, str], ...] = (
     ("code", r"\bcode\b|\bfunction\b|\bsnippet|\bclass\b|代码|函数"),
     ("command", r"\bcommand|\bcli\b|\brun\b|命令|运行|执行"),
     ("event", r"\bwhen did\b|\bwhat happened\b|什么时候|哪天|哪一天|几号|发生了什么"),
+    # a session as a whole: what was done in it, where it stands, which one did something
+    ("summary", r"\b(?:which|what|that|this|last|previous|earlier|same|our|my|the\s+\w+)\s+"
+                r"sessions?\b|\bsessions?\s+(?:about|on|where|in which|that)\b"
+                r"|\bwhat (?:did|have) (?:we|you|i) (?:do|done|work\w* on)\b"
+                r"|\bwhere (?:did )?(?:we|you|i) (?:leave|left) off|\bsummar\w*|\brecap\b"
+                r"|\bso far\b|\bworked on\b|\bpending\b|\bnext steps?\b"
+                # the work's progress, not a person's ("Gina's progress", "her progress")
+                r"|(?<!'s )(?<!\u2019s )(?<!\bher )(?<!\bhis )(?<!\btheir )\bprogress\b"
+                r"|会话|做到哪|进展|进度|总结|概括|摘要|做了什么|做了哪些|干了什么|下一步|待办"),
 )
 _INTENTS: tuple[tuple[CardType, re.Pattern[str]], ...] = tuple(
     (kind, _cue(pattern)) for kind, pattern in _INTENT_CUES
@@ -76,6 +87,17 @@ _CAUSE = _cue(r"\bwhy\b|\breasons?\b|\bcause[sd]?\b|\broot cause"
               r"|原因|为什么|为何|为啥|怎么会|起因")
 _CAUSE_WORDS = ("because", "caused", "due", "reason", "因为", "由于", "导致", "所以", "问题在于",
                 "问题")
+# a question about a session looks for its summary card by the card's tag (in any language),
+# and about the last one ("上次那个会话做到哪了") for the latest
+_SUMMARY_WORDS = ("summary",)
+# the words of such a question that ask about a session without naming its content: the
+# question is searched by the rest ("git 那个会话做到哪了" -> git)
+SESSION_CUE_WORDS = frozenset({
+    "session", "sessions", "会话", "做到", "哪了", "哪里", "进展", "进度", "总结", "概括",
+    "摘要", "一步", "待办", "上次", "上回",
+    "recap", "summary", "summarize", "summarise", "progress", "far", "leave", "left", "last",
+    "previous", "latest", "next", "step", "steps", "pending", "work", "worked"})
+_LAST = _cue(r"\b(?:last|previous|latest)\b|上次|上回|上一次|最近")
 _RECENT = _cue(r"\b(?:latest|current(?:ly)?|now|most recent|newest|recently|lately|final)\b"
                r"|最新|最近|目前|现在|当前")
 # a capitalised word (a name), also right before or after Chinese ("Bart在生日派对上")
@@ -131,16 +153,21 @@ def understand(query: str, *, today: date | None = None) -> QueryPlan:
     if _TOLD.search(ask) and not _QUESTION.search(ask):
         ask = ""  # a statement: it asks for no type, nothing latest, no version, no cause
     wants_version = bool(_VERSION.search(ask))
+    intents = tuple(kind for kind, pattern in _INTENTS if pattern.search(ask))
+    if "summary" in intents:  # "which session ...": the word names no content
+        words = [w for w in words if w.lower() not in SESSION_CUE_WORDS] or words
     expansions = (_CAUSE_WORDS if _CAUSE.search(ask) else ()) + (
-        _VERSION_WORDS if wants_version else ())
+        _VERSION_WORDS if wants_version else ()) + (
+        _SUMMARY_WORDS if "summary" in intents else ())
     return QueryPlan(
         text=text,
         words=tuple(words[:MAX_QUERY_WORDS]),
         entities=entities,
         names=_names(text),
-        intents=tuple(kind for kind, pattern in _INTENTS if pattern.search(ask)),
+        intents=intents,
         time=time_range(lines[-1] if len(lines) > 1 else text, today or date.today()),
-        wants_recent=bool(_RECENT.search(ask)),
+        wants_recent=bool(_RECENT.search(ask)) or ("summary" in intents
+                                                   and bool(_LAST.search(ask))),
         truncated=truncated,
         expansions=tuple(w for w in dict.fromkeys(expansions) if w not in words),
         wants_version=wants_version,

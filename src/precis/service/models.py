@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from precis.memory.card import CARD_TYPES, CardType
+
 __all__ = [
     "AddMemoryArgs",
     "CompressArgs",
@@ -32,8 +34,6 @@ __all__ = [
 
 Level = Literal["light", "normal", "heavy", "emergency"]
 Output = Literal["json", "openai", "anthropic", "markdown"]
-CardType = Literal["requirement", "constraint", "decision", "fact", "event", "preference",
-                   "plan", "todo", "config", "sql", "code", "error-fix", "command", "note"]
 
 
 class _Args(BaseModel):
@@ -120,13 +120,18 @@ class AddMemoryArgs(_Args):
                                    description="Session to file them under (default: the "
                                                "conversation's id or a hash of it).")
     metadata: dict[str, Any] | None = Field(None, description="Stored with every card added.")
+    summary: bool | None = Field(
+        None, description="The session's summary card (type 'summary': its requests, what was "
+                          "done, what is pending), updated in place when the session is added "
+                          "again grown. null (default): for a session of 4 messages or more "
+                          "that is not small talk; true: small talk too; false: none.")
 
 
 class SearchFilters(_Args):
     user_id: str | None = Field(None, min_length=1, max_length=200)
     agent_id: str | None = Field(None, min_length=1, max_length=200)
     session_id: str | None = Field(None, min_length=1, max_length=200)
-    types: list[CardType] = Field(default_factory=list, max_length=14)
+    types: list[CardType] = Field(default_factory=list, max_length=len(CARD_TYPES))
     speaker: str | None = Field(None, min_length=1, max_length=200)
     since: str | None = Field(None, min_length=4, max_length=40,
                               description="ISO date or date-time (inclusive).")
@@ -152,7 +157,7 @@ class ListMemoriesArgs(_Args):
     user_id: str | None = Field(None, min_length=1, max_length=200)
     agent_id: str | None = Field(None, min_length=1, max_length=200)
     session_id: str | None = Field(None, min_length=1, max_length=200)
-    type: list[CardType] = Field(default_factory=list, max_length=14,
+    type: list[CardType] = Field(default_factory=list, max_length=len(CARD_TYPES),
                                  description="Only these types (repeatable).")
     speaker: str | None = Field(None, min_length=1, max_length=200)
     since: str | None = Field(None, min_length=4, max_length=40)

@@ -79,8 +79,9 @@ OPERATIONS: tuple[Operation, ...] = (
             "Remember something for later: give a text (one statement, e.g. 'Ana prefers "
             "PostgreSQL over MySQL') or messages of a conversation; precis extracts typed "
             "memory cards (requirements, decisions, facts, preferences, errors and fixes ...) "
-            "with their sources. Adding the same conversation again adds nothing. Scope them "
-            "with user_id / agent_id / session_id.")),
+            "with their sources, and a session summary card (what was asked, done, pending). "
+            "Adding the same conversation again adds nothing; adding it again grown updates "
+            "its summary. Scope them with user_id / agent_id / session_id.")),
     Operation(
         "memories.list", "GET", "/v1/memories", ListMemoriesArgs, ops_memory.list_op,
         "List memories in time order, filtered, a page at a time", "memories",
@@ -101,7 +102,8 @@ OPERATIONS: tuple[Operation, ...] = (
             "Search long-term memory by keywords and meaning (English and Chinese). Returns "
             "hits best first, each with its score, why it ranked, the memory card and the "
             "original messages it came from. Time words in the query ('last week', '上周') "
-            "filter by time; filters narrow by user, agent, session, type or dates.")),
+            "filter by time; filters narrow by user, agent, session, type or dates (type "
+            "'summary': one digest per session, for 'what did we do in ...').")),
     Operation(
         "memories.get", "GET", "/v1/memories/{id}", GetMemoryArgs, ops_memory.get_op,
         "One memory with its source messages and their neighbours", "memories",

@@ -44,11 +44,13 @@ def add_op(ctx: Ctx, args: AddMemoryArgs) -> dict[str, Any]:
     _, _, conversation = pick_conversation(ctx, source, args.format, args.pick)
     memory = ctx.memory
     report = memory.ingest(conversation, session=args.session_id, user=args.user_id,
-                           agent=args.agent_id, metadata=args.metadata)
+                           agent=args.agent_id, metadata=args.metadata, summary=args.summary)
     ctx.service.metrics.add("memories_added", report.added)
     added = memory.store.get_many(list(report.added_ids))
+    updated = memory.store.get_many(list(report.updated_ids))
     return {"session_id": report.session_id, "extracted": report.cards,
-            "added": [c.to_dict() for c in added], "skipped": report.skipped}
+            "added": [c.to_dict() for c in added], "updated": [c.to_dict() for c in updated],
+            "summary_id": report.summary_id, "skipped": report.skipped}
 
 
 def list_op(ctx: Ctx, args: ListMemoriesArgs) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 // The memory browser: search with the CLI's filters (POST /v1/memories/search), list
 // (GET /v1/memories), a card with its sources and neighbouring messages
 // (GET /v1/memories/{id}?context=2), its history (GET /v1/memories/{id}/history), delete.
+// The card types to filter by are the API's own (its OpenAPI schema, from the library's list).
 
 import { call, query } from "./api.js";
 import { $, clear, el, showError } from "./dom.js";
@@ -11,6 +12,17 @@ export function init() {
     search();
   });
   $("memory-list").addEventListener("click", () => list());
+}
+
+export async function load() {
+  try {
+    const answer = await fetch("/openapi.json", { headers: { Accept: "application/json" } });
+    const spec = await answer.json();
+    const types = spec.components.schemas.SearchFilters.properties.types.items.enum;
+    $("memory-type").append(...types.map((t) => el("option", { value: t }, t)));
+  } catch (exc) {
+    showError("memory-error", new Error(`could not read the card types: ${exc.message}`));
+  }
 }
 
 function filters() {
