@@ -27,9 +27,13 @@ Systems (``--systems``, comma-separated; one whose packages are missing is skipp
 - ``precis``: precis's memory store, hybrid with the default local model (``local``: the
   multilingual Universal Sentence Encoder) + BM25; ``precis-use`` the same named;
   ``precis-minilm``: hybrid with all-MiniLM-L6-v2 (English); ``precis-keywords``:
-  the same store with keyword search only.
+  the same store with keyword search only. ``--summary-cards``: precis also stores each
+  conversation's session summary card (off by default for small talk, as LoCoMo's
+  conversations are): does a session's digest push the cards of the evidence out of the
+  first k? (a summary hit counts every turn it cites, in their order)
 
-    python bench/memory_locomo.py [--systems bm25,dense,mem0,precis,precis-minilm] [--json OUT]
+    python bench/memory_locomo.py [--systems bm25,dense,mem0,precis,precis-minilm]
+        [--summary-cards] [--json OUT]
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ def _mem0_system(folder: Path) -> System:
 
 
 _PG: list[Any] = []  # the PostgreSQL server of --store postgres (bench/_pg_server.py)
+_INGEST: dict[str, Any] = {}  # Memory.ingest's options (--summary-cards: summary=True)
 
 
 def _precis(embedder: str) -> Factory:
@@ -181,7 +186,7 @@ def _precis(embedder: str) -> Factory:
 
         def build(conv: Conversation) -> Search:
             scope = conv.id or "conversation"
-            memory.ingest(conv, user=scope)
+            memory.ingest(conv, user=scope, **_INGEST)
 
             def search(query: str, k: int) -> list[str]:
                 hits = memory.search(query, k=k, user=scope).hits
@@ -269,8 +274,13 @@ def main() -> None:
                         "started in a temporary folder, or --pg-url)")
     p.add_argument("--pg-url", default=None, metavar="URL",
                    help="with --store postgres: a server to use instead of starting one")
+    p.add_argument("--summary-cards", action="store_true",
+                   help="precis stores a session summary card per conversation (summary=True; "
+                        "by default a conversation of small talk, as LoCoMo's are, gets none)")
     args = p.parse_args()
     limit_threads(args.threads)
+    if args.summary_cards:
+        _INGEST["summary"] = True
     if args.store == "postgres":
         from _pg_server import start_server
 
