@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from precis.keys import create_key
+from precis.memory import Filters
 from precis.memory.store import SQLiteStore
 
 TOOLS = {"compress_context", "add_memory", "search_memory", "get_memory", "list_memories",
@@ -58,12 +59,20 @@ async def _exercise(client: Client) -> dict[str, Any]:
     out["bad"] = await call("search_memory", query="")
     assert (await call("delete_memory", id=card["id"])) == {"deleted": [card["id"]]}
     out["reload"] = await call("context_reload", session_id="nope", offload_id="ctx-1")
+    # a conversation gets its session summary card, found by a question about the session
+    assert listed["add_memory"].input_schema["properties"]["summary"]
+    session = await call("add_memory", conversation=conversation, user_id="bo")
+    out["summary"] = [c for c in session["added"] if c["type"] == "summary"]
+    out["asked"] = await call("search_memory", query="导出接口那个会话做到哪了？", k=1,
+                              filters={"user_id": "bo"})
     out["card"] = card
     return out
 
 
 def _check(out: dict[str, Any]) -> None:
     assert out["found"]["hits"][0]["id"] == out["card"]["id"]
+    assert [c["id"] for c in out["summary"]] == [out["asked"]["hits"][0]["id"]]
+    assert "主要请求与意图" in out["summary"][0]["content"]
     assert out["missing"][0] == "error"
     assert json.loads(out["missing"][1]) == {"error": {
         "type": "NotFoundError", "message": "no memory card 'm_missing'", "where": None}}
@@ -93,7 +102,9 @@ def test_mcp_over_http_with_a_key(keyed: tuple[Server, str]) -> None:
     _check(anyio.run(run))
     # what the tools wrote went to the key's tenant
     with SQLiteStore(server.store, tenant="mcp-tenant") as store:
-        assert store.count() == 0 and store.stats()["sessions"] == 1
+        # ana's card deleted; bo's conversation: its cards and its summary, one session more
+        assert store.count(Filters(user="ana")) == 0 and store.stats()["sessions"] == 2
+        assert store.count(Filters(user="bo", types=("summary",))) == 1
     with SQLiteStore(server.store) as store:
         assert store.stats()["sessions"] == 0
 
@@ -111,4 +122,4 @@ def test_mcp_over_stdio(tmp_path: Path) -> None:
 
     _check(anyio.run(run))
     with SQLiteStore(tmp_path / "stdio.sqlite3", tenant="desk") as store:
-        assert store.stats()["sessions"] == 1
+        assert store.stats()["sessions"] == 2
