@@ -132,7 +132,7 @@ def test_what_did_we_do_questions_find_the_session_summary(memory: Memory, tmp_p
         hits = memory.search(query, k=3, user="ana").hits
         assert "summary" not in [h.card.type for h in hits], query
         assert said in hits[0].card.content.lower(), query
-    digest = [h for h in memory.search("discount receipt", k=5, user="ana").hits
+    digest = [h for h in memory.search("discount receipt", k=30, user="ana").hits
               if h.card.type == "summary"]
     assert digest and all(h.why["unasked"] < 1 for h in digest)
 
