@@ -58,10 +58,11 @@ def test_a_keyword_store_switches_embedder_with_one_command(
     code, out, _ = run([*store, "reindex"], capsys)
     assert code == 0 and "keyword search only" in out and "--embedder" in out
     code, out, _ = run([*store, "--embedder", "openai:bow-16", "reindex"], capsys)
-    assert code == 0 and "now openai:bow-16 (was none)" in out and "computed 15 vector" in out
+    # the example's 15 statements and its session summary card
+    assert code == 0 and "now openai:bow-16 (was none)" in out and "computed 16 vector" in out
     code, out, _ = run([*store, "stats", "--json"], capsys)
     stats = json.loads(out)
-    assert stats["embedder"] == "openai:bow-16" and sum(stats["vectors"].values()) == 15
+    assert stats["embedder"] == "openai:bow-16" and sum(stats["vectors"].values()) == 16
     # later opens with "auto" search with it: the query is embedded by the server
     before = len(openai_stub.requests)
     code, out, _ = run([*store, "search", "why did the export time out", "--json"], capsys)
@@ -92,7 +93,8 @@ def test_export_import_keeps_the_sources(tmp_path: Path, store: list[str], new_s
     assert run([*store, "export", "-o", str(dump)], capsys)[0] == 0
     other = ["memory", "--store", new_store("other"), "-e", "none"]
     code, out, _ = run([*other, "import", str(dump)], capsys)
-    assert code == 0 and out.strip() == "read 15 card(s), added 15"
+    # the example's 15 statements and its session summary card
+    assert code == 0 and out.strip() == "read 16 card(s), added 16"
     stats = json.loads(run([*other, "stats", "--json"], capsys)[1])
     assert (stats["sessions"], stats["messages"]) == (1, 18)
     first = json.loads(dump.read_text(encoding="utf-8").splitlines()[1])["id"]
@@ -100,7 +102,7 @@ def test_export_import_keeps_the_sources(tmp_path: Path, store: list[str], new_s
     shown = json.loads(out)
     assert code == 0 and shown["sources"] and shown["sources"][0]["text"]
     # importing again adds nothing and keeps the one session
-    assert run([*other, "import", str(dump)], capsys)[1].strip() == "read 15 card(s), added 0"
+    assert run([*other, "import", str(dump)], capsys)[1].strip() == "read 16 card(s), added 0"
     # an export of cards only (older precis) still imports, without sources
     cards_only = tmp_path / "old.jsonl"
     cards_only.write_text("".join(line + "\n" for line in dump.read_text().splitlines()
@@ -148,7 +150,7 @@ def test_memory_switches_embedder_in_the_library(new_store, openai_stub: OpenAIS
         memory.ingest(EXAMPLE)
         assert memory.embedder_spec == "none"
         assert memory.set_embedder("openai:bow-16", base_url=openai_stub.url) == "none"
-        assert memory.reindex() == 15
+        assert memory.reindex() == 16  # 15 statements and the session's summary
     with Memory(location, base_url=openai_stub.url) as memory:
         assert memory.embedder_spec == "openai:bow-16" and memory.embedder is not None
 
