@@ -48,9 +48,9 @@ UNASKED: dict[str, float] = {"summary": 0.3}
 a session's summary answers "what did we do in the billing session" / "那个会话做到哪了",
 and would otherwise crowd out the cards that hold the evidence of a question about one fact
 (it shares words with most questions about its session, and cites ~20 messages). Measured
-on LoCoMo with a summary card per conversation (default model, recall@10; 75.5 without
-summary cards): 73.3 at full weight, 75.0 at 0.5, 75.3 / 75.4 at 0.5 / 0.3 once it no
-longer sets the scale of the lists it tops (:func:`_relative`)."""
+on LoCoMo with a summary card per conversation (``bench/memory_locomo.py --summary-cards``,
+default model, recall@10; 75.5 without summary cards): 73.3 at full weight, 75.3 at 0.3,
+75.4 at 0.3 once it no longer sets the scale of the lists it tops (:func:`_relative`)."""
 ASKED: dict[str, float] = {"summary": 2.0}
 """The nudge of a card whose type the query asks for, where it is not 1.15: a question
 about a session ("what did we do in the export session?", "导出接口那个会话做到哪了") is
@@ -307,7 +307,7 @@ def _relative(ranked: Sequence[tuple[str, float]], floor: float | None = None,
     weigh alike. The best is the best card not ``aside``: a session's summary the query
     does not ask for, which often tops the cosine list of any question about its session,
     would otherwise shrink every other card's share of that list (on LoCoMo with summary
-    cards, recall@10 75.0 -> 75.4)."""
+    cards at 0.3, recall@10 75.3 -> 75.4)."""
     if not ranked:
         return {}
     top = max((s for cid, s in ranked if cid not in aside),
