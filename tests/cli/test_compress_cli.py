@@ -352,10 +352,14 @@ def test_explain_a_fragment_cut_from_a_kept_message(
     assert code == 0
     assert "Step k of the build log" in out
     assert went_to(out) == [
-        "kept shortened: output message 2 (this part was cut to fit the budget)"]
-    code, out, _ = explain(capsys, str(target), "S3")  # message 2 is summarized or dropped
+        "kept shortened: output message 3 (this part was cut to fit the budget)"]
+    # the room the summary leaves keeps the assistant's message 2 before it verbatim
+    code, out, _ = explain(capsys, str(target), "S3")
     assert code == 0
-    assert not went_to(out)[0].startswith("kept")
+    assert went_to(out) == ["kept verbatim: output message 2"]
+    code, out, _ = explain(capsys, str(target), "S2")  # the user's first message
+    assert code == 0
+    assert went_to(out)[0].startswith("summarized")
 
 
 def test_explain_unknown_fragment_exits_2(result_file: Path,

@@ -363,3 +363,30 @@ def test_small_talk_left_out_is_dropped_as_small_talk_not_for_room() -> None:
     assert "好的，我先看一下导出接口的实现。" in chitchat
     assert "开始修改。" in chitchat
     assert not {"好的，我先看一下导出接口的实现。", "开始修改。"} & set(budget)
+
+
+def test_room_the_handover_leaves_goes_to_the_messages_before_a_long_last_one() -> None:
+    # a sub-agent's session: one request, file reads, and a long final report; the report
+    # alone is too long to keep whole, so the tail held it cut and nothing else while most
+    # of the budget stayed unused
+    messages = [precis.Message.of("user", "Read the sync modules and summarize each one.")]
+    for k in range(8):
+        messages.append(precis.Message("assistant", [precis.ToolCall(
+            id=f"call_{k}", name="Read", arguments=json.dumps({"file_path": f"lib/m{k}.ex"}))]))
+        body = "\n".join(f"  def step_{k}_{j}(x), do: transform(x, {j})" for j in range(60))
+        messages.append(precis.Message("tool", [precis.ToolResult(
+            call_id=f"call_{k}", content=f"defmodule M{k} do\n{body}\nend")]))
+    report = " ".join(f"Module M{k} defines step_{k}_{j}, which transforms its input by {j}."
+                      for k in range(8) for j in range(40))
+    messages.append(precis.Message.of("assistant", report))
+    conv = precis.Conversation(messages)
+    budget = 3000
+    result = compress(conv, budget=budget, tokenizer="estimate")
+    assert result.compressed_tokens <= budget
+    assert result.kept_messages > 1  # the file reads before the report, their heads kept
+    kept = [m for m in result.messages if m.role == "tool"]
+    assert kept and all("more characters cut by precis" in m.parts[0].content for m in kept)
+    calls = [p.id for m in result.messages for p in m.parts if isinstance(p, precis.ToolCall)]
+    results = [p.call_id for m in result.messages for p in m.parts
+               if isinstance(p, precis.ToolResult)]
+    assert calls == results  # every kept call has its result, in order

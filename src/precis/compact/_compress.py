@@ -26,7 +26,6 @@ Steps (one pass, no LLM):
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -36,14 +35,14 @@ from precis._gc import collector_paused
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._dates import DateFormatter
-from precis.compact._digest import core_text
 from precis.compact._kind import choose_template, fragment_language
-from precis.compact._pairs import repair, valid_starts, window_start
+from precis.compact._pairs import repair
 from precis.compact._rewrite import LLMRewrite, rewrite_summary, skipped
 from precis.compact._scope import SummaryScope
 from precis.compact._session import TERSE_ROOM, make_builder
+from precis.compact._tail import SUMMARY_MIN, choose_tail, grow_tail
 from precis.compact.handover import HandoverBuilder
-from precis.compact.levels import LevelPreset, get_level
+from precis.compact.levels import get_level
 from precis.compact.quality import Retention, measure_retention
 from precis.compact.result import CompressionResult, render_messages
 from precis.compact.summary import Summary
@@ -51,7 +50,7 @@ from precis.compact.templates import Template, get_template
 from precis.compact.timeline import DETAILS_SHARE, TimelineBuilder
 from precis.errors import ConfigError, EmptyInputError
 from precis.events import extract_events
-from precis.model import Conversation, Message, Part, Text, Thinking, ToolCall, ToolResult
+from precis.model import Conversation, Message, Text
 from precis.tokens import TokenCounter, get_counter
 from precis.tokens.lines import LineMemo
 
@@ -67,7 +66,6 @@ CHAT_TAIL_SHARE = 0.2  # ... under a chat's summary
 HANDOVER_TAIL_SHARE = 0.12  # ... and this share under an agent's handover (its current work
 # and next step tell the latest; the room goes to the summary)
 _TEXT_FRAME = 4  # tokens of "\n\nuser: " that join the summary to the rest of the text
-_SUMMARY_MIN = 48  # tokens the summary message needs at the least (header and a line)
 _GENEROUS_SHARE = 0.6  # the most of a budget the verbatim tail takes (when it is generous)
 _SPARE = 0.25  # a handover that leaves this share of the budget unused gives it to the tail
 _SPARE_USE = 0.6  # ... this share of what it leaves (the summary made again may need more)
@@ -179,10 +177,10 @@ def compress(
 
     if budget is not None and as_is_tokens <= budget:
         return unchanged()
-    if budget is not None and system_tokens + priming + _SUMMARY_MIN > budget:
-        need = system_tokens + priming + _SUMMARY_MIN
+    if budget is not None and system_tokens + priming + SUMMARY_MIN > budget:
+        need = system_tokens + priming + SUMMARY_MIN
         held = (f"the system prompt ({system_tokens} tokens) and a summary of at least "
-                f"{priming + _SUMMARY_MIN} tokens ({need} in all)" if system_tokens else
+                f"{priming + SUMMARY_MIN} tokens ({need} in all)" if system_tokens else
                 f"a summary of at least {need} tokens")
         raise ConfigError(f"budget {budget} is too small: it must hold {held}")
 
@@ -193,7 +191,7 @@ def compress(
         # a budget that holds much of the conversation keeps much of it verbatim: the
         # summary is of the older part only (a handover of everything says less)
         share = max(share, min(_GENEROUS_SHARE, 0.75 * budget / max(1, as_is_tokens)))
-    start, tail, tail_tokens = _choose_tail(messages, sizes, dialog, preset, budget,
+    start, tail, tail_tokens = choose_tail(messages, sizes, dialog, preset, budget,
                                             system_tokens + priming, counter, share)
     first = dialog[0] if dialog else len(messages)
     if start <= first:
@@ -244,9 +242,14 @@ def compress(
         # kept verbatim (their exact words and values), the summary made again without them
         spare = allowance - count(summary.render())
         if spare > _SPARE * budget:
-            grown = _choose_tail(messages, sizes, dialog, replace(preset, keep_last=len(dialog)),
+            grown = choose_tail(messages, sizes, dialog, replace(preset, keep_last=len(dialog)),
                                  budget, system_tokens + priming, counter, share,
                                  limit=tail_tokens + int(spare * _SPARE_USE))
+            if not first < grown[0] < start:
+                # the tail's last message alone is too long to keep whole: the room goes
+                # to the messages before it
+                grown = grow_tail(messages, sizes, first, start, tail, tail_tokens,
+                                  tail_tokens + int(spare * _SPARE_USE), counter)
             if first < grown[0] < start:
                 start, tail, tail_tokens = grown
                 builder.close()
@@ -416,133 +419,6 @@ def _list_tokens(
 
 def _message_frame(counter: TokenCounter) -> int:
     return counter.count_message(Message(role="user", parts=[Text("")]))
-
-
-def _choose_tail(
-    messages: list[Message],
-    sizes: list[int],
-    dialog: list[int],
-    preset: LevelPreset,
-    budget: int | None,
-    fixed: int,
-    counter: TokenCounter,
-    share: float,
-    limit: int | None = None,
-) -> tuple[int, list[Message], int]:
-    """Where the verbatim tail starts, its messages and their tokens; with a budget, they
-    take at most ``share`` of it (or ``limit`` tokens, when given). Before a message is
-    left out of the tail, the long tool output and call arguments of the tail are cut to
-    their heads (:func:`_headed`); the last message alone may be cut to its core."""
-    n = len(messages)
-    if not dialog or preset.keep_last == 0:
-        return n, [], 0
-    keep = min(preset.keep_last, len(dialog))
-    start = window_start(messages, dialog[-keep])
-    suffix = [0] * (n + 1)  # suffix[s]: tokens of messages[s:]
-    for i in range(n - 1, -1, -1):
-        suffix[i] = suffix[i + 1] + sizes[i]
-    if budget is None:
-        return start, messages[start:], suffix[start]
-    if limit is None:
-        limit = int((budget - fixed - _SUMMARY_MIN) * share)
-    if suffix[start] <= limit:
-        return start, messages[start:], suffix[start]
-    headed: dict[int, tuple[Message, int]] = {}
-
-    def cut(i: int) -> tuple[Message, int]:
-        if i not in headed:
-            m = _headed(messages[i])
-            headed[i] = (m, sizes[i] if m is messages[i] else counter.count_message(m))
-        return headed[i]
-
-    valid = valid_starts(messages)
-    cut_suffix = 0
-    best: int | None = None
-    for s in range(n - 1, start - 1, -1):  # the longest valid tail of cut messages that fits
-        cut_suffix += cut(s)[1]
-        if cut_suffix > limit:
-            break
-        if valid[s]:
-            best = s
-    if best is not None:
-        tail = [cut(i)[0] for i in range(best, n)]
-        return best, tail, sum(cut(i)[1] for i in range(best, n))
-    # Not even the last exchange fits: keep it with its long parts cut to their core.
-    start = window_start(messages, dialog[-1])
-    tail = [_shrink(cut(i)[0], max(1, limit // max(1, n - start)), counter)
-            for i in range(start, n)]
-    tokens = sum(counter.count_message(m) for m in tail)
-    if tokens > limit:  # even cut to its core it takes more than its share: summarize it
-        return n, [], 0
-    return start, tail, tokens
-
-
-_HEAD_CHARS = 240  # a tool output or call argument in the tail keeps this head when cut
-
-
-def _headed(message: Message) -> Message:
-    """``message`` with its tool output and long call arguments cut to their heads (a note
-    says how much was cut; call arguments stay valid JSON), or itself when nothing is
-    long."""
-    parts: list[Part] = []
-    changed = False
-    for part in message.parts:
-        if isinstance(part, ToolResult) and len(part.content) > _HEAD_CHARS * 1.5:
-            rest = len(part.content) - _HEAD_CHARS
-            parts.append(replace(part, content=part.content[:_HEAD_CHARS]
-                                 + f"\n[… {rest} more characters cut by precis]"))
-            changed = True
-        elif isinstance(part, ToolCall) and len(part.arguments) > _HEAD_CHARS * 1.5:
-            arguments = _cut_arguments(part.arguments)
-            changed = changed or arguments != part.arguments
-            parts.append(replace(part, arguments=arguments))
-        else:
-            parts.append(part)
-    if not changed:
-        return message
-    return replace(message, parts=parts, metadata={**message.metadata, "precis": "shortened"})
-
-
-def _cut_arguments(arguments: str) -> str:
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return arguments
-
-    def cut(v: object) -> object:
-        if isinstance(v, str) and len(v) > _HEAD_CHARS:
-            return v[:_HEAD_CHARS] + f"[… {len(v) - _HEAD_CHARS} more characters cut by precis]"
-        if isinstance(v, dict):
-            return {k: cut(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [cut(x) for x in v]
-        return v
-
-    return json.dumps(cut(value), ensure_ascii=False)
-
-
-def _shrink(message: Message, tokens: int, counter: TokenCounter) -> Message:
-    """``message`` with its text, reasoning and tool output cut to fit about ``tokens``."""
-    if counter.count_message(message) <= tokens:
-        return message
-    chars = max(80, tokens * 3)
-    for _ in range(8):
-        parts: list[Part] = []
-        for part in message.parts:
-            if isinstance(part, Text):
-                parts.append(Text(core_text(part.text, chars)))
-            elif isinstance(part, Thinking):
-                continue
-            elif isinstance(part, ToolResult):
-                parts.append(replace(part, content=core_text(part.content, chars)))
-            else:
-                parts.append(part)
-        shrunk = replace(message, parts=parts,
-                         metadata={**message.metadata, "precis": "shortened"})
-        if counter.count_message(shrunk) <= tokens or chars <= 80:
-            return shrunk
-        chars = max(80, chars // 2)
-    return shrunk
 
 
 def _realign(
