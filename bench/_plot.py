@@ -188,3 +188,46 @@ def _memory_latency(p: dict[str, Any]) -> Chart:
         note=f"p95 of single queries, top 10, {p.get('threads', 1)} thread(s)",
         xlabel="cards in the store", ylabel="search p95 ms", logx=True, logy=True,
         series=series, target=50.0, target_label="target at 1M cards: 50 ms")
+
+
+@chart("handover")
+def _handover(p: dict[str, Any]) -> Chart:
+    """Share of checklist items a blind reader answered, per kind of session and in all,
+    for each system and budget (the mean of its reader runs, items pooled per run)."""
+    kinds: dict[str, str] = p.get("kinds") or {}
+    report: dict[str, list[dict[str, Any]]] = p["report"]
+    sessions = sorted({s for runs in report.values() for r in runs for s in r["sessions"]})
+    groups = sorted({kinds.get(s, "?") for s in sessions})
+    names = {g: [s for s in sessions if kinds.get(s, "?") == g] for g in groups}
+    # the sessions every system has (those with a reference summary), as a group of its own
+    common = sorted(set.intersection(*({s for r in runs for s in r["sessions"]}
+                                       for runs in report.values())))
+    if common and len(common) < len(sessions):
+        groups.insert(0, f"{len(common)} with\na reference")
+        names[groups[0]] = common
+    names["all"] = sessions
+    series = []
+    for key in sorted(report):
+        xs, ys = [], []
+        for i, g in enumerate([*groups, "all"]):
+            shares = []
+            for run in report[key]:
+                got = [run["sessions"][n] for n in names[g] if n in run["sessions"]]
+                if got and len(got) == len(names[g]):
+                    shares.append(100 * sum(x["passed"] for x in got)
+                                  / max(1, sum(x["items"] for x in got)))
+            if shares:
+                xs.append(float(i))
+                ys.append(sum(shares) / len(shares))
+        same = next((x for x in series if x.label.split("-")[0] == key.split("-")[0]
+                     and (x.x, [round(v, 1) for v in x.y]) == (xs, [round(v, 1) for v in ys])),
+                    None)
+        if same is not None:  # one context at every budget (a reference summary): one bar
+            same.label = f"{key.split('-')[0]} (the same at every budget)"
+        elif xs:
+            series.append(Series(key, xs, ys))
+    return Chart(
+        title="Handover: what a new agent can answer from the compacted context",
+        note="share of checklist items a blind reader answered; mean of the reader runs",
+        xlabel="", ylabel="items answered %", groups=[*groups, "all"], series=series,
+        target=70.0, target_label="target at 1x: 70%")

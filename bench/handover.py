@@ -142,7 +142,8 @@ def cmd_grade(args: argparse.Namespace) -> None:
     rows.append(["critical items", "", *(cell(k, sessions, critical=True) for k in keys)])
     print_table(headers, rows, title="share of checklist items a blind reader answered (%), "
                                      "each reader run shown")
-    write_outputs(args, {"benchmark": "handover", "report": report})
+    write_outputs(args, {"benchmark": "handover", "report": report,
+                         "kinds": {s: GROUPS.get(s, "?") for s in sessions}})
 
 
 def cmd_presence(args: argparse.Namespace) -> None:

@@ -31,6 +31,19 @@ LATENCY = {"benchmark": "memory_latency", "threads": 1, "results": [
     {"system": "precis", "cards": 10_000, "search_ms_p95": 1.8},
     {"system": "mem0", "cards": 10_000, "search_ms_p95": 247.0}]}
 
+HANDOVER = {"benchmark": "handover", "kinds": {"a": "chat-zh", "b": "chat-zh", "c": "tau"},
+            "report": {
+    "precis-1x": [{"run": "precis-1x-a", "sessions": {
+        "a": {"passed": 3, "items": 4}, "b": {"passed": 1, "items": 6},
+        "c": {"passed": 5, "items": 10}}},
+                  {"run": "precis-1x-b", "sessions": {
+        "a": {"passed": 4, "items": 4}, "b": {"passed": 2, "items": 6},
+        "c": {"passed": 5, "items": 10}}}],
+    "reference-1x": [{"run": "reference-1x-a", "sessions": {
+        "c": {"passed": 8, "items": 10}}}],
+    "reference-2x": [{"run": "reference-2x-a", "sessions": {
+        "c": {"passed": 8, "items": 10}}}]}}
+
 
 def test_speed_chart_is_ms_against_tokens_in_size_order() -> None:
     chart = chart_for(SPEED)
@@ -57,13 +70,25 @@ def test_recall_and_latency_charts() -> None:
         ("precis p95", [10_000, 100_000], [1.8, 3.1]), ("mem0 p95", [10_000], [247.0])]
 
 
+def test_handover_chart_pools_items_per_kind_and_averages_the_runs() -> None:
+    chart = chart_for(HANDOVER)
+    # session c is the one every system has (the reference covers only c)
+    assert chart.groups == ["1 with\na reference", "chat-zh", "tau", "all"]
+    # precis: c 50; chat-zh (4 of 10, then 6 of 10) -> 50; tau 50; all (9 of 20, 11 of 20)
+    # -> 50; the reference: c and tau only
+    assert {s.label: (s.x, [round(v, 1) for v in s.y]) for s in chart.series} == {
+        "precis-1x": ([0.0, 1.0, 2.0, 3.0], [50.0, 50.0, 50.0, 50.0]),
+        "reference (the same at every budget)": ([0.0, 2.0], [80.0, 80.0])}
+    assert chart.target == 70.0
+
+
 def test_every_chart_draws_a_png(tmp_path: Path) -> None:
-    for payload in (SPEED, LOCOMO, RECALL, LATENCY):
+    for payload in (SPEED, LOCOMO, RECALL, LATENCY, HANDOVER):
         path = tmp_path / f"{payload['benchmark']}.png"
         plot(payload, path)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert set(CHARTS) == {"compress_speed", "compress_locomo", "memory_locomo",
-                           "memory_latency"}
+                           "memory_latency", "handover"}
     # the same figures give the same bytes (no version or date in the file)
     again = tmp_path / "again.png"
     plot(SPEED, again)

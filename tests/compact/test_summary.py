@@ -489,13 +489,6 @@ def test_a_multi_day_timeline_dates_its_items() -> None:
     assert all(f"[{day}]" in zh.render() for day in zh_days)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "defect: the handover of a chat over several days (multiday_en: 4, 5 and 7 March) "
-    "carries no date (no item has one; Story.dates is never used): 'msg 6: Yesterday the "
-    "staging sync failed with error code E4107.' leaves 'Yesterday' unresolved and "
-    "'msg 10: Final day. Is everything ready?' says no day; the timeline writes "
-    "'[5 March 2024] user: Yesterday (4 March 2024) the staging sync failed...' (README: "
-    "relative dates get their calendar date when messages carry timestamps)"))
 def test_a_multi_day_handover_says_when() -> None:
     conv = load("multiday_en")
     result = compress(conv, level="light", keep_last=2, budget=just_over(conv))

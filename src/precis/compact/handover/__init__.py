@@ -13,7 +13,9 @@ first. A summary precis wrote earlier that lies in the range is carried over lin
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from dataclasses import replace
 
+from precis.compact._dates import DateFormatter
 from precis.compact._facts import exact_facts
 from precis.compact._scope import ScopedBuilder, SummaryScope
 from precis.compact.handover._fit import Entry, fit
@@ -107,6 +109,7 @@ class HandoverBuilder(ScopedBuilder):
                 self.entries.extend(build_types(self.story, spec.key, spec.types))
             elif spec.source in BUILDERS:
                 self.entries.extend(BUILDERS[spec.source](self.story, spec.key))
+        self._dated: dict[int, str] = self._date_entries(scope.dates)
         folded = self.analysis.consolidation.folded
         self.dropped["folded"] = [frags[i].id for i in self.range if frags[i].id in folded]
         # small talk no line cites is left out as such, not for want of room
@@ -174,11 +177,38 @@ class HandoverBuilder(ScopedBuilder):
             chosen, summary = more, candidate
         return summary, [self.entries[k] for k in chosen]
 
+    def _date_entries(self, dates: DateFormatter) -> dict[int, str]:
+        """Dates for a conversation over several days: each line that stands for one
+        message (its order is the message's index) gets that message's date, and the
+        relative dates it quotes ("yesterday", 上周) what they meant that day. Returns
+        ``{entry index: date}``."""
+        if not dates.spans_days:
+            return {}
+        out: dict[int, str] = {}
+        charged: set[tuple[str, str]] = set()
+        for k in sorted(range(len(self.entries)), key=lambda k: self.entries[k].order):
+            e = self.entries[k]
+            if e.order != int(e.order) or not self.start <= e.order < self.end:
+                continue
+            message = int(e.order)
+            day = dates.of_message(message)
+            if day is None:
+                continue
+            out[k] = day
+            e.variants = tuple(dates.annotate(v, message) for v in e.variants)
+            if (e.section, day) not in charged:  # a section writes a date where it changes:
+                charged.add((e.section, day))      # its first line of the day pays for it
+                e.frame = self.count(f"[{day}] ")
+        return out
+
     def _summary(self, chosen: dict[int, int]) -> Summary:
         by_section: dict[str, list[tuple[float, SummaryItem]]] = {}
         for k, v in chosen.items():
             e = self.entries[k]
-            by_section.setdefault(e.section, []).append((e.order, e.item(v)))
+            item = e.item(v)
+            if k in self._dated:
+                item = replace(item, date=self._dated[k])
+            by_section.setdefault(e.section, []).append((e.order, item))
         keys = [spec.key for spec in self.template.sections] + [OFFLOADS]
         sections = tuple(
             SummarySection(key, self.titles[key],

@@ -42,6 +42,8 @@ class Entry:
     narrow: Callable[[str, tuple[str, ...]], tuple[str, ...]] | None = None
     # a critical entry is first taken at this rendering when it fits (else its shortest)
     least: int | None = None
+    # tokens the summary adds around the line when it renders it (its date, "[5 May 2024] ")
+    frame: int = 0
 
     def cited(self, variant: int) -> tuple[str, ...]:
         if self.narrow is None:
@@ -86,7 +88,7 @@ def fit(entries: Sequence[Entry], titles: dict[str, str], room: int,
     def cost(k: int, v: int) -> int:
         key = (k, v)
         if key not in memo:
-            memo[key] = count(entries[k].line(v)) + _LINE_FRAME
+            memo[key] = count(entries[k].line(v)) + _LINE_FRAME + entries[k].frame
         return memo[key]
 
     said: dict[tuple[int, int], frozenset[str]] = {}
