@@ -178,7 +178,7 @@ def test_a_collection_without_ids_or_titles_lists_the_first_user_message(
     code, out, _ = run(["inspect", str(path)], capsys)
     assert code == 0 and "--pick N\n" in out and "--pick N|ID" not in out
     header = next(line for line in out.splitlines() if line.lstrip().startswith("#"))
-    assert header.split() == ["#", "messages", "first", "user", "message"]
+    assert header.split() == ["#", "messages", "estimate", "first", "user", "message"]
     assert "什么是二分查找？" in out and "How do I sort a list in Python?" in out
     code, out, _ = run(["inspect", str(path), "--json"], capsys)
     assert [c["preview"] for c in json.loads(out)["conversations"]] == [

@@ -26,7 +26,7 @@ from precis.memory import Filters
 from precis.memory.store import SQLiteStore
 
 TOOLS = {"compress_context", "add_memory", "search_memory", "get_memory", "list_memories",
-         "delete_memory", "context_reload"}
+         "delete_memory", "context_reload", "list_conversations"}
 
 
 async def _exercise(client: Client) -> dict[str, Any]:
@@ -48,6 +48,14 @@ async def _exercise(client: Client) -> dict[str, Any]:
     compressed = await call("compress_context", conversation=conversation, budget=300,
                             output="openai")
     assert compressed[0]["role"] == "system" and len(compressed) >= 2
+    several = [conversation, [{"role": "user", "content": "Ping?"},
+                              {"role": "assistant", "content": "Pong."}]]
+    listing = await call("list_conversations", conversation=several)
+    assert [(r["index"], r["messages"], r["preview"]) for r in listing["conversations"]][1] == (
+        1, 2, "Ping?")
+    assert listing["conversations"][0]["tokens"]["estimate"] > 100
+    picked = await call("compress_context", conversation=several, pick=1, output="openai")
+    assert [m["content"] for m in picked] == ["Ping?", "Pong."]
     added = await call("add_memory", text="Ana's staging database is db-stage-04",
                        user_id="ana")
     card = added["added"][0]

@@ -60,6 +60,43 @@ def test_inspect_gives_fragments_with_their_analysis(server: Server, conversatio
     assert fragment["id"] == "S1" and {"type", "level", "why"} <= set(fragment)
 
 
+def test_a_collection_is_listed_to_pick_one(server: Server) -> None:
+    """issue 22: the page lists a file of several conversations to choose one."""
+    lines = [{"id": "a", "messages": [{"role": "user", "content": "Count the orders per city"},
+                                      {"role": "assistant", "content": "There are 3 cities."}]},
+             {"messages": [{"role": "system", "content": "Be terse."},
+                           {"role": "user", "content": "什么是二分查找？"},
+                           {"role": "assistant", "content": "每次把区间减半。"}]}]
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    with server.client() as http:
+        r = http.post("/v1/compress", json={"conversation": text})
+        e = _error(r, 400, "SelectionError")
+        assert "2 conversations" in e["message"]
+        assert "POST /v1/inspect/conversations lists them" in e["message"]
+        listing = http.post("/v1/inspect/conversations", json={
+            "conversation": text, "tokenizers": ["estimate", "estimate:cl100k"]}).json()
+        single = http.post("/v1/inspect/conversations", json={
+            "conversation": lines[1]["messages"]}).json()
+        _error(http.post("/v1/inspect/conversations", json={
+            "conversation": text, "tokenizers": ["hf:/etc/passwd"]}), 400, "ConfigError")
+        _error(http.post("/v1/inspect/conversations", json={
+            "conversation": text, "pick": 1}), 422, "ValidationError")
+        picked = http.post("/v1/compress", json={"conversation": text, "pick": 1}).json()
+    from precis.model import Message
+    from precis.tokens import get_counter
+
+    rows = listing["conversations"]
+    assert [(r["index"], r["id"], r["messages"], r["preview"]) for r in rows] == [
+        (0, "a", 2, "Count the orders per city"), (1, None, 3, "什么是二分查找？")]
+    for row, line in zip(rows, lines):
+        messages = [Message.of(m["role"], m["content"]) for m in line["messages"]]
+        want = {s: get_counter(s).count_messages(messages) for s in ("estimate", "estimate:cl100k")}
+        assert row["tokens"] == want and all(n > 0 for n in want.values())
+    assert listing["format"] == "openai" and len(single["conversations"]) == 1
+    assert single["conversations"][0]["tokens"] == {"estimate": rows[1]["tokens"]["estimate"]}
+    assert picked["source"]["pick"] == 1 and picked["input_messages"] == 3
+
+
 def test_bad_requests_get_a_4xx_json_error_naming_the_problem(tmp_path: Path,
                                                               conversation: object) -> None:
     for server in start_server(tmp_path / "s.sqlite3",

@@ -66,21 +66,6 @@ def test_compaction_view_links_citations_to_their_sources(tab, server) -> None:
     tab.check()
 
 
-def test_a_file_of_several_conversations_asks_which(tab) -> None:
-    page = tab.goto("/#compact")
-    two = [json.loads(CODING_ZH.read_text("utf-8")), json.loads(CODING_EN.read_text("utf-8"))]
-    page.fill("#compact-text", json.dumps(two))
-    page.click("#compact-run")
-    error = page.wait_for_selector("#compact-error:not([hidden])")
-    assert "2 conversations" in error.inner_text()
-    assert page.is_visible("#compact-pick")
-    page.fill("#compact-pick", "1")
-    page.click("#compact-run")
-    page.wait_for_selector("#compact-out:not([hidden])")
-    assert "Never touch" in page.inner_text("#compact-original")  # coding_en's words
-    tab.check()
-
-
 def _ingest(server: str) -> None:
     for path, user in ((CODING_ZH, "ana"), (CODING_EN, "bo")):
         r = httpx.post(f"{server}/v1/memories", json={

@@ -15,7 +15,7 @@ from precis.model import Message
 if TYPE_CHECKING:
     from precis.analysis.classify import TypeVoter
 
-__all__ = ["inspect_command", "inspect_report"]
+__all__ = ["conversation_listing", "inspect_command", "inspect_report"]
 
 _PREVIEW = 80
 
@@ -133,14 +133,21 @@ def inspect_report(
     return report
 
 
-def _listing(collection: Collection) -> dict[str, Any]:
+def conversation_listing(collection: Collection, tokenizers: list[str]) -> dict[str, Any]:
+    """The conversations of ``collection``, one row each (as ``inspect`` lists a file of
+    several, and the service's ``POST /v1/inspect/conversations``): index, id, title, the
+    first user message, the message count and the tokens by each counter in ``tokenizers``."""
+    from precis.tokens import get_counter
+
+    counters = {spec: get_counter(spec) for spec in tokenizers}
     return {
         "source": collection.source,
         "format": collection.format,
         "conversations": [
             {"index": i.index, "id": i.id, "title": i.title, "messages": i.message_count,
-             "preview": i.preview}
-            for i in collection.infos()
+             "preview": i.preview,
+             "tokens": {s: c.count_messages(conv.messages) for s, c in counters.items()}}
+            for i, conv in zip(collection.infos(), collection.conversations)
         ],
     }
 
@@ -183,14 +190,16 @@ def _print_listing(listing: dict[str, Any], limit: int) -> None:
     )
     # columns the source has no values for are left out; without titles, the first user
     # message tells the conversations apart
-    table = Table("#", *(["id"] if with_ids else []), "messages", box=None,
+    specs = list(convs[0]["tokens"]) if convs else []
+    table = Table("#", *(["id"] if with_ids else []), "messages", *specs, box=None,
                   header_style="bold")
     table.add_column("title" if with_titles else "first user message", no_wrap=True)
     shown, more = _limited(convs, limit)
     for row in shown:
         table.add_row(
             str(row["index"]), *([str(row["id"] or "")] if with_ids else []),
-            str(row["messages"]), _cell(row["title"] or row["preview"], 60),
+            str(row["messages"]), *(f"{row['tokens'][s]:,}" for s in specs),
+            _cell(row["title"] or row["preview"], 60),
         )
     console.print(table)
     if more:
@@ -293,7 +302,7 @@ def inspect_command(
     """
     collection = read_collection(file, format_name)
     if pick is None and len(collection) > 1:
-        listing = _listing(collection)
+        listing = conversation_listing(collection, list(tokenizers) or ["estimate"])
         if as_json:
             click.echo(json.dumps(listing, ensure_ascii=False, indent=2))
         else:

@@ -53,10 +53,11 @@ class Collection:
         """
         return self.conversations[self.resolve(selector)]
 
-    def resolve(self, selector: int | str | None, *, option: str = "pick=") -> int:
+    def resolve(self, selector: int | str | None, *, option: str = "pick=",
+                lister: str = "`precis inspect FILE`") -> int:
         """The 0-based index :meth:`pick` selects (raises :class:`SelectionError`).
         ``option`` is how the caller's user gives a selector (``"--pick "`` on the
-        command line), for the error message."""
+        command line) and ``lister`` what lists the conversations, for the error message."""
         convs = self.conversations
         if selector is None:
             if len(convs) == 1:
@@ -65,7 +66,7 @@ class Collection:
             raise SelectionError(
                 f"holds {len(convs)} conversations; choose one with {option}N (0-based "
                 f"index) or {option}ID (e.g. {', '.join(ids)}{', ...' if len(convs) > 5 else ''}); "
-                "`precis inspect FILE` lists them",
+                f"{lister} lists them",
                 where=self.source,
             )
         if isinstance(selector, str):

@@ -32,7 +32,8 @@ __all__ = ["build_mcp"]
 
 _INSTRUCTIONS = (
     "precis compacts long agent conversations to a token budget without an LLM "
-    "(compress_context) and keeps a long-term memory searched by keywords and meaning, in "
+    "(compress_context; list_conversations lists an input of several to pick one) and "
+    "keeps a long-term memory searched by keywords and meaning, in "
     "English and Chinese (add_memory, search_memory, get_memory, list_memories, "
     "delete_memory). context_reload returns what a precis session offloaded."
 )

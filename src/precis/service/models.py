@@ -21,6 +21,7 @@ __all__ = [
     "DeleteMemoriesArgs",
     "GetMemoryArgs",
     "InspectArgs",
+    "ListConversationsArgs",
     "ListMemoriesArgs",
     "MemoryIdArgs",
     "NoArgs",
@@ -44,7 +45,7 @@ class NoArgs(_Args):
     """No arguments."""
 
 
-class _Conversation(_Args):
+class _Input(_Args):
     conversation: Any = Field(
         description="The conversation: a JSON value in any format precis reads (a list of "
                     "OpenAI / Anthropic messages, a Claude Code or LangChain dump, ShareGPT, "
@@ -52,6 +53,9 @@ class _Conversation(_Args):
                     "'User: ... / Assistant: ...' transcript.")
     format: str | None = Field(None, max_length=40,
                                description="Force the input format instead of detecting it.")
+
+
+class _Conversation(_Input):
     pick: int | str | None = Field(
         None, description="Which conversation of an input that holds several (0-based "
                           "index or id).")
@@ -97,6 +101,15 @@ class InspectArgs(_Conversation):
                                   description="Token counters to count with.")
     explain: bool = Field(True, description="Give every fragment its type, importance level, "
                                             "score and the factors behind them.")
+
+
+class ListConversationsArgs(_Input):
+    """List the conversations an input holds (a file of several: tau-bench trajectories,
+    ShareGPT, a JSONL of sessions ...), to choose one with ``pick``: each one's index, id,
+    title, first user message, message count and tokens."""
+
+    tokenizers: list[str] = Field(default_factory=lambda: ["estimate"], min_length=1,
+                                  max_length=8, description="Token counters to count with.")
 
 
 class AddMemoryArgs(_Args):

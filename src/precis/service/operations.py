@@ -22,6 +22,7 @@ from precis.service.models import (
     DeleteMemoriesArgs,
     GetMemoryArgs,
     InspectArgs,
+    ListConversationsArgs,
     ListMemoriesArgs,
     MemoryIdArgs,
     NoArgs,
@@ -71,6 +72,16 @@ OPERATIONS: tuple[Operation, ...] = (
         "inspect", "POST", "/v1/inspect", InspectArgs, ops_conversation.inspect_op,
         "Segment and analyse a conversation: fragments with type, level and why",
         "compaction", heavy=True),
+    Operation(
+        "inspect.conversations", "POST", "/v1/inspect/conversations", ListConversationsArgs,
+        ops_conversation.conversations_op,
+        "List the conversations an input holds, to pick one", "compaction", heavy=True,
+        tool="list_conversations",
+        tool_description=(
+            "List the conversations in an input that holds several (a tau-bench or "
+            "SWE-agent trajectory file, ShareGPT, a JSONL of sessions ...): each one's "
+            "index, id, title, first user message, message count and tokens. Give one's "
+            "index or id as compress_context's pick to compact that one.")),
     Operation(
         "memories.add", "POST", "/v1/memories", AddMemoryArgs, ops_memory.add_op,
         "Add memories from messages, a conversation or a text", "memories", status=201,

@@ -8,9 +8,10 @@ from precis.errors import ConfigError, InputError, InputTooLargeError
 from precis.formats import Collection, load_all
 from precis.model import Conversation
 from precis.service._context import Ctx
-from precis.service.models import CompressArgs, InspectArgs
+from precis.service.models import CompressArgs, InspectArgs, ListConversationsArgs
 
-__all__ = ["Markdown", "check_tokenizer", "compress_op", "inspect_op", "read_collection"]
+__all__ = ["Markdown", "check_tokenizer", "compress_op", "conversations_op", "inspect_op",
+           "read_collection"]
 
 
 class Markdown(str):
@@ -43,7 +44,8 @@ def read_collection(ctx: Ctx, conversation: Any, format: str | None) -> Collecti
 def pick_conversation(ctx: Ctx, conversation: Any, format: str | None,
                       pick: int | str | None) -> tuple[Collection, int, Conversation]:
     collection = read_collection(ctx, conversation, format)
-    position = collection.resolve(pick, option="pick ")
+    position = collection.resolve(pick, option="pick ",
+                                  lister="POST /v1/inspect/conversations")
     return collection, position, collection.conversations[position]
 
 
@@ -105,3 +107,10 @@ def inspect_op(ctx: Ctx, args: InspectArgs) -> dict[str, Any]:
     collection, position, _ = pick_conversation(ctx, args.conversation, args.format, args.pick)
     tokenizers = [check_tokenizer(t) for t in args.tokenizers] or ["estimate"]
     return inspect_report(collection, position, tokenizers, explain=args.explain)
+
+
+def conversations_op(ctx: Ctx, args: ListConversationsArgs) -> dict[str, Any]:
+    from precis.cli.inspect import conversation_listing
+
+    collection = read_collection(ctx, args.conversation, args.format)
+    return conversation_listing(collection, [check_tokenizer(t) for t in args.tokenizers])

@@ -26,21 +26,36 @@ const REASONS = {
 };
 
 let fileText = null;
+// the conversations of the current input (POST /v1/inspect/conversations), and the one chosen
+let listing = null; // { key, conversations }
+let chosen = null; // the chosen conversation's index, when the input holds several
 
 export function init() {
   $("compact-file").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     fileText = file ? await file.text() : null;
     if (file) $("compact-text").value = "";
-    $("compact-pick-label").hidden = true;
-    $("compact-pick").value = "";
+    forget();
+    if (file) listConversations().catch((exc) => showError("compact-error", exc));
   });
   $("compact-text").addEventListener("input", () => {
     if ($("compact-text").value) {
       fileText = null;
       $("compact-file").value = "";
     }
+    forget();
   });
+  $("compact-format").addEventListener("change", () => {
+    forget();
+    if (fileText) listConversations().catch((exc) => showError("compact-error", exc));
+  });
+  $("compact-tokenizer").addEventListener("change", () => {
+    // the list's token counts are by the chosen tokenizer
+    if (listing && listing.conversations.length > 1) {
+      listConversations().catch((exc) => showError("compact-error", exc));
+    }
+  });
+  $("compact-pick-filter").addEventListener("input", filterRows);
   $("compact-budget").addEventListener("input", () => {
     $("compact-level").disabled = Boolean($("compact-budget").value);
   });
@@ -50,9 +65,79 @@ export function init() {
   });
 }
 
-function request() {
-  const text = fileText ?? $("compact-text").value;
-  if (!text.trim()) throw new Error("Choose a conversation file or paste one first.");
+function inputText() {
+  return fileText ?? $("compact-text").value;
+}
+
+function forget() {
+  listing = null;
+  chosen = null;
+  $("compact-picker").hidden = true;
+  $("compact-pick-filter").value = "";
+  clear($("compact-pick-list"));
+  showError("compact-error", null);
+}
+
+function listingKey(text) {
+  return [$("compact-format").value, $("compact-tokenizer").value, text.length, text].join("\u0000");
+}
+
+/** List the input's conversations; a picker when it holds several (none for one). */
+async function listConversations() {
+  const text = inputText();
+  if (!text.trim()) return null;
+  showError("compact-error", null);
+  const body = { conversation: text, tokenizers: [$("compact-tokenizer").value] };
+  const format = $("compact-format").value;
+  if (format) body.format = format;
+  const key = listingKey(text);
+  const answer = await call("POST", "/v1/inspect/conversations", body);
+  if (text !== inputText()) return null; // the input changed meanwhile
+  listing = { key, conversations: answer.conversations, format: answer.format };
+  if (chosen !== null && chosen >= answer.conversations.length) chosen = null;
+  renderPicker();
+  return listing;
+}
+
+function renderPicker() {
+  const convs = listing.conversations;
+  $("compact-picker").hidden = convs.length < 2;
+  if (convs.length < 2) return clear($("compact-pick-list"));
+  $("compact-picker-title").textContent = chosen === null
+    ? `This file holds ${fmt.format(convs.length)} conversations (${listing.format}): choose one to compact it`
+    : `${fmt.format(convs.length)} conversations (${listing.format}): compacting #${chosen}; choose another to compact it`;
+  const spec = $("compact-tokenizer").value;
+  $("compact-pick-tokens").textContent = `tokens (${spec})`;
+  clear($("compact-pick-list"), convs.map((c) => {
+    const words = c.title || c.preview;
+    return el("li", { dataset: { index: c.index, find: [c.index, c.id, c.title, c.preview].join(" ").toLowerCase() } },
+      el("button", {
+        type: "button", class: "conv-grid", "aria-current": c.index === chosen ? "true" : "false",
+        title: words || "", onclick: () => choose(c.index),
+      },
+      el("span", { class: "conv-index muted" }, `#${c.index}`),
+      el("span", { class: "conv-id" }, c.id || "—"),
+      el("span", { class: `conv-title${c.title ? "" : " preview"}` }, words || "(no user message)"),
+      el("span", { class: "num conv-msgs" }, fmt.format(c.messages)),
+      el("span", { class: "num conv-tokens" }, fmt.format(c.tokens[spec] ?? Object.values(c.tokens)[0]))));
+  }));
+  filterRows();
+}
+
+function filterRows() {
+  const words = $("compact-pick-filter").value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  for (const li of $("compact-pick-list").children) {
+    li.hidden = !words.every((w) => li.dataset.find.includes(w));
+  }
+}
+
+function choose(index) {
+  chosen = index;
+  renderPicker();
+  run();
+}
+
+function request(text) {
   const body = {
     conversation: text,
     template: $("compact-template").value,
@@ -62,10 +147,7 @@ function request() {
   };
   const format = $("compact-format").value;
   if (format) body.format = format;
-  if (!$("compact-pick-label").hidden && $("compact-pick").value.trim()) {
-    const pick = $("compact-pick").value.trim();
-    body.pick = /^\d+$/.test(pick) ? Number(pick) : pick;
-  }
+  if (chosen !== null) body.pick = chosen;
   const budget = $("compact-budget").value;
   if (budget) body.budget = Number(budget);
   else body.level = $("compact-level").value;
@@ -80,11 +162,19 @@ async function run() {
   button.disabled = true;
   button.textContent = "Compacting…";
   try {
-    const result = await call("POST", "/v1/compress", request());
+    const text = inputText();
+    if (!text.trim()) throw new Error("Choose a conversation file or paste one first.");
+    if (!listing || listing.key !== listingKey(text)) await listConversations();
+    if (listing && listing.conversations.length > 1 && chosen === null) {
+      // a file of several conversations: the user chooses one from the list
+      $("compact-out").hidden = true;
+      $("compact-picker").scrollIntoView({ block: "nearest" });
+      return;
+    }
+    const result = await call("POST", "/v1/compress", request(text));
     render(result);
+    if (chosen !== null) $("compact-stats").scrollIntoView({ block: "start" });
   } catch (exc) {
-    // a file of several conversations: say which one (its 0-based index or its id)
-    if (exc.type === "SelectionError") $("compact-pick-label").hidden = false;
     showError("compact-error", exc);
   } finally {
     button.disabled = false;
@@ -105,8 +195,12 @@ function render(result) {
 function renderStats(r) {
   const counts = {};
   for (const f of (r.explain?.fragments || [])) counts[f.status] = (counts[f.status] || 0) + 1;
+  const convs = listing ? listing.conversations : [];
+  const picked = convs.length > 1 ? convs[r.source?.pick ?? 0] : null;
   clear($("compact-stats"),
     el("div", { class: "figures" },
+      picked ? figure("conversation", `#${picked.index} of ${fmt.format(convs.length)}`
+        + (picked.id && picked.id !== String(picked.index) ? ` (${picked.id})` : "")) : null,
       figure("tokens", `${fmt.format(r.original_tokens)} → ${fmt.format(r.compressed_tokens)}`),
       figure("ratio", `${r.ratio}×`),
       figure("level", r.compression_level + (r.budget ? `, budget ${fmt.format(r.budget)}` : "")),
