@@ -86,8 +86,25 @@ def test_markdown_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("# precis compaction\n")
     assert "- level: normal" in out
     assert "[precis summary of messages" in out
-    assert "## Recent messages (5)" in out  # the system prompt and the 4 kept
+    # issue 18: "4 kept verbatim" then "Recent messages (5)" (the system prompt counted)
+    assert "4 kept verbatim" in out and "## Recent messages (4)" in out
+    assert "- system prompt: kept (1 message)" in out and "\n## System prompt\n" in out
     assert "Thanks, that is all for today." in out
+
+
+def test_markdown_says_when_there_is_no_system_prompt_and_speaks_chinese(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """issue 18: "system prompt preserved: no" when there was none; a Chinese summary got
+    an English "Recent messages" heading."""
+    data = json.loads(SQL_ZH.read_text(encoding="utf-8"))
+    messages = [m for m in (data["messages"] if isinstance(data, dict) else data)
+                if m["role"] != "system"]
+    path = tmp_path / "zh.json"
+    path.write_text(json.dumps(messages, ensure_ascii=False), encoding="utf-8")
+    code, out, _ = run(["compress", str(path), "--keep-last", "2", "-O", "markdown"], capsys)
+    assert code == 0
+    assert "- system prompt: none in the input" in out and "System prompt" not in out
+    assert "## 最近消息（2 条）" in out and "Recent messages" not in out
 
 
 def test_openai_output_is_a_valid_message_list(capsys: pytest.CaptureFixture[str]) -> None:

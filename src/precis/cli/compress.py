@@ -21,6 +21,10 @@ from precis.cli._options import (
 __all__ = ["compress_command", "file_sha256", "write_output"]
 
 OUTPUTS = ("json", "markdown", "openai", "anthropic")
+# what the budget is counted on for each --output: what is written (the JSON holds the
+# message list in OpenAI shape and its text)
+_FITTED = {"json": ("openai", "text"), "markdown": ("markdown",), "openai": ("openai",),
+           "anthropic": ("anthropic",)}
 
 
 def write_output(text: str, out: str | None) -> None:
@@ -59,7 +63,8 @@ def _source(file: str, fmt: str | None, pick: int) -> dict[str, Any]:
               help="How hard to compress when no --budget is given (it also sets how many "
                    "recent messages stay verbatim: 10, 10, 5, 3).")
 @click.option("--budget", "-b", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Token budget the whole output is guaranteed to fit (by --tokenizer).")
+              help="Token budget the whole output is guaranteed to fit (by --tokenizer), "
+                   "counted on what is written in the --output form.")
 @click.option("--template", "-T", default="auto", show_default=True, metavar="NAME|FILE",
               help="Summary layout: auto (claude for agent sessions, service for service "
                    "dialogues, sections for chats, log for small talk), sections, claude, "
@@ -115,7 +120,8 @@ def compress_command(
     result = compress(conversation, level=level, budget=budget, template=template,
                       tokenizer=tokenizer, keep_last=keep_last,
                       note_style={"auto": None, "on": True, "off": False}[note_style],
-                      voter=voter, llm=chat_client("--llm") if llm else None)
+                      voter=voter, llm=chat_client("--llm") if llm else None,
+                      outputs=_FITTED[output])
     if voter is not None:
         voter.warn()
     if result.llm is not None and not result.llm.used_llm:

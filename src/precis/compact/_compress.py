@@ -35,6 +35,7 @@ from precis._gc import collector_paused
 from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._dates import DateFormatter
+from precis.compact._emitted import TextCounts, check_outputs, emitted_tokens
 from precis.compact._kind import choose_template, fragment_language
 from precis.compact._pairs import repair
 from precis.compact._rewrite import LLMRewrite, rewrite_summary, skipped
@@ -87,6 +88,8 @@ def compress(
     voter: TypeVoter | None = None,
     note_style: bool | None = None,
     llm: ChatModel | None = None,
+    outputs: Sequence[str] | str | None = None,
+    _slack: int = 0,
 ) -> CompressionResult:
     """Compact ``conversation`` (see the module docs).
 
@@ -107,6 +110,10 @@ def compress(
     of the rule summary that the prose lacks is put back, and on any failure the rule
     summary stands (``result.llm`` says what happened). Without it the output is the same
     bytes as always.
+
+    ``outputs`` names the emitted forms the budget holds for, each counted as emitted
+    (``"openai"``, ``"anthropic"``, ``"text"``, ``"markdown"``; by default the first three);
+    ``compressed_tokens`` is then the largest of them.
     """
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -124,6 +131,7 @@ def compress(
         raise ConfigError(f"quality_floor must be between 0 and 1, not {quality_floor!r}")
     if note_style is not None and not isinstance(note_style, bool):
         raise ConfigError(f"note_style must be True, False or None, not {note_style!r}")
+    forms = check_outputs(outputs)
     tmpl = get_template("sections" if template == "auto" else template)
     counter = get_counter(tokenizer) if isinstance(tokenizer, str) else tokenizer
     messages = conv.messages
@@ -131,8 +139,9 @@ def compress(
         raise EmptyInputError("the conversation has no messages")
 
     t = time.perf_counter()
-    sizes = counter.count_each(messages)
     count = LineMemo(counter)  # the summary's text is counted after every round of a fill
+    texts = TextCounts(counter, count)  # the emitted forms are counted from these texts
+    sizes = texts.count_each(messages)
     tokens_of = _list_tokens(messages, sizes, count)
     priming = counter.overhead.reply_priming
     original = sum(sizes) + priming
@@ -160,22 +169,55 @@ def compress(
         raise EmptyInputError("no message of the conversation holds anything to send (text, "
                               "an image or a tool call)")
     as_is_tokens = tokens_of(as_is) if as_is_repairs else original
+    as_is_origin = _realign(as_is, messages, list(range(len(messages))))
+
+    def provisional(msgs: list[Message], origin: list[int | None], s: Summary | None,
+                    retention: Retention | None, tokens: int) -> CompressionResult:
+        """A result with the figures known so far (its Markdown is what will be shown,
+        give or take a digit; the final one is checked again)."""
+        b = builders[-1] if builders else None
+        check = b.check(s, {o for o in origin if o is not None}) \
+            if isinstance(b, HandoverBuilder) else None
+        return CompressionResult(
+            messages=msgs, origin=origin, summary=s, original_tokens=original,
+            compressed_tokens=tokens,
+            kept_messages=sum(1 for o in origin if o is not None and messages[o].role != "system"),
+            summarized_count=0 if s is None else len(dialog), dropped_count=0,
+            system_prompt_preserved=bool(system), retention=retention,
+            repairs=[], timings={}, handover=check, **base)  # type: ignore[arg-type]
+
+    def size(msgs: list[Message], origin: list[int | None] | None = None,
+             s: Summary | None = None, retention: Retention | None = None) -> int:
+        """Tokens of the list as sent, and of each emitted form asked for when that is
+        larger (with a budget): the budget holds for every one."""
+        tokens = tokens_of(msgs)
+        if budget is None or tokens > budget:
+            return tokens
+        org: list[int | None] = origin if origin is not None else [None] * len(msgs)
+        counts = emitted_tokens(
+            msgs, forms, texts,
+            lambda: provisional(msgs, org, s, retention, budget).to_markdown(),
+            stop_over=budget)
+        return max(tokens, *counts.values())
+
+    builders: list[TimelineBuilder | HandoverBuilder] = []  # the summary's, once made
+    as_is_size = size(as_is, as_is_origin) if budget is not None else as_is_tokens
 
     def unchanged() -> CompressionResult:
-        if budget is not None and as_is_tokens > budget:
+        if budget is not None and as_is_size > budget:
             raise ConfigError(f"budget {budget} is too small: the messages take "
-                              f"{as_is_tokens} tokens and none can be summarized")
+                              f"{as_is_size} tokens and none can be summarized")
         timings["total"] = time.perf_counter() - started
         return CompressionResult(
-            messages=as_is, origin=_realign(as_is, messages, list(range(len(messages)))),
-            summary=None, original_tokens=original, compressed_tokens=as_is_tokens,
+            messages=as_is, origin=as_is_origin,
+            summary=None, original_tokens=original, compressed_tokens=as_is_size,
             kept_messages=len(dialog), summarized_count=0, dropped_count=0,
             system_prompt_preserved=bool(system), retention=None,
             repairs=[str(r) for r in as_is_repairs], timings=timings,
             llm=None if llm is None else skipped(llm, "nothing was summarized"),
             **base)  # type: ignore[arg-type]
 
-    if budget is not None and as_is_tokens <= budget:
+    if budget is not None and as_is_size <= budget:
         return unchanged()
     if budget is not None and system_tokens + priming + SUMMARY_MIN > budget:
         need = system_tokens + priming + SUMMARY_MIN
@@ -222,7 +264,7 @@ def compress(
             scope, events,
             terse=room < TERSE_ROOM * older_tokens if note_style is None else note_style)
         if budget is not None:
-            allowance = int(room) - _message_frame(counter)
+            allowance = int(room) - _message_frame(counter) - _slack
         else:
             # an earlier summary in the range is compact already: its size is not cut again
             prior_tokens = sum(sizes[i] for i in older if i in builder.prior)
@@ -234,6 +276,7 @@ def compress(
             # summary leaves room for that too (else the fit below would shrink it again)
             allowance = min(allowance, budget - count(present) - _TEXT_FRAME)
         summary, _ = builder.fill(allowance, present=present)
+        builders.append(builder)
         return builder, summary, allowance, present, older
 
     builder, summary, allowance, present, older = summarize(start, tail, tail_tokens)
@@ -295,37 +338,29 @@ def compress(
         refit = (boost, 1.0)
     timings["quality"] = time.perf_counter() - t
 
-    def size(msgs: list[Message]) -> int:
-        """Tokens of the list as sent, and of its text (``result.text()``) when that is
-        longer: the budget holds for both."""
-        tokens = tokens_of(msgs)
-        if budget is not None and tokens <= budget:
-            tokens = max(tokens, count(render_messages(msgs)))
-        return tokens
-
     t = time.perf_counter()
-    compressed = size(out)
+    compressed = size(out, origin, summary, retention)
     while budget is not None and compressed > budget and allowance > 0:
         allowance -= compressed - budget + 8
         summary, _ = builder.fill(max(0, allowance), refit[0], present, details_share=refit[1])
         out, origin, repairs = assemble(summary)
-        compressed = size(out)
+        compressed = size(out, origin, summary, retention)
     final: Summary | None = summary
     if budget is not None and compressed > budget:
         final = None  # only when the tail alone is over: the summary goes
         out, origin, repairs = assemble(None)
-        compressed = size(out)
+        compressed = size(out, origin, None, retention)
+    if budget is not None and not any(m.role != "system" for m in out):
+        compressed = budget + 1  # nothing but the system prompt: not a compaction
     if budget is not None and compressed > budget:
         if preset.keep_last > 0:  # the recent messages cannot be cut to fit: summarize all
             return compress(conv, level=level, budget=budget, template=tmpl, tokenizer=counter,
                             keep_last=0, quality_floor=quality_floor,
                             analysis_config=analysis_config, voter=voter,
-                            note_style=note_style, llm=llm)
-        raise ConfigError(
-            f"budget {budget} is too small: the output takes at least {compressed} tokens")
-    if budget is not None:
-        compressed = tokens_of(out)  # the list as sent (its text fits too)
-    elif compressed >= as_is_tokens:
+                            note_style=note_style, llm=llm, outputs=forms, _slack=_slack)
+        beside = " beside the Markdown report's figures" if "markdown" in forms else ""
+        raise ConfigError(f"budget {budget} is too small: no summary fits in it{beside}")
+    if budget is None and compressed >= as_is_tokens:
         return unchanged()  # a summary would not make this conversation any shorter
     rewrite: LLMRewrite | None = None
     if llm is not None:
@@ -336,7 +371,10 @@ def compress(
             shown = count(final.render())
 
             def measure(s: Summary) -> int:
-                return count(s.render()) if budget is None else size(assemble(s)[0])
+                if budget is None:
+                    return count(s.render())
+                s_out, s_origin, _ = assemble(s)
+                return size(s_out, s_origin, s, retention)
 
             # with a budget, the output fits it; without, the prose takes no more than the
             # level's room for the summary, and the output stays shorter than the input
@@ -348,7 +386,8 @@ def compress(
             if prose is not None:
                 final = prose
                 out, origin, repairs = assemble(final)
-                compressed = tokens_of(out)
+                compressed = tokens_of(out) if budget is None else size(out, origin, final,
+                                                                       retention)
         timings["llm"] = time.perf_counter() - t_llm
     cited = final.sources() if final else set()
     if out is not measured[0] or final is not measured[1]:  # else it holds as it is
@@ -368,7 +407,7 @@ def compress(
         if isinstance(builder, HandoverBuilder) else None
     builder.close()
     timings["total"] = time.perf_counter() - started
-    return CompressionResult(
+    result = CompressionResult(
         messages=out, origin=origin, summary=final, original_tokens=original,
         compressed_tokens=compressed,
         kept_messages=sum(1 for o in origin if o is not None and messages[o].role != "system"),
@@ -378,6 +417,21 @@ def compress(
         system_prompt_preserved=bool(system),
         retention=_clean(retention), dropped=dropped, repairs=repairs, timings=timings,
         handover=check, llm=rewrite, **base)  # type: ignore[arg-type]
+    if budget is not None and "markdown" in forms:
+        # the report's figures are final now: a digit more than the provisional ones
+        # may take a token or two, then the summary gives them back
+        over = count(result.to_markdown()) - budget
+        if over > 0:
+            if final is None and preset.keep_last == 0:
+                raise ConfigError(f"budget {budget} is too small: no summary fits in it "
+                                  "beside the Markdown report's figures")
+            return compress(conv, level=level, budget=budget, template=template,
+                            tokenizer=counter,
+                            keep_last=keep_last if final is not None else 0,
+                            quality_floor=quality_floor, analysis_config=analysis_config,
+                            voter=voter, note_style=note_style, llm=llm, outputs=forms,
+                            _slack=_slack + over + 4 if final is not None else _slack)
+    return result
 
 
 def _clean(retention: Retention) -> Retention:

@@ -135,7 +135,12 @@ class CompressionResult:
         return json.dumps(self.to_dict(timings=timings), ensure_ascii=False, indent=indent)
 
     def to_markdown(self) -> str:
-        """A report for people: figures, the summary, and the recent messages kept."""
+        """A report for people: figures, the system prompt, the summary, and the recent
+        messages kept (headings in the conversation's language)."""
+        kept = [m for m, o in zip(self.messages, self.origin) if o is not None]
+        system = [m for m in kept if m.role == "system"]
+        recent = [m for m in kept if m.role != "system"]
+        headings = _HEADINGS["zh" if self.language == "zh" else "en"]
         lines = [
             "# precis compaction",
             "",
@@ -144,7 +149,8 @@ class CompressionResult:
             f"({self.ratio}x, {self.tokenizer})",
             f"- messages: {self.input_messages} in; {self.kept_messages} kept verbatim, "
             f"{self.summarized_count} summarized, {self.dropped_count} dropped",
-            f"- system prompt preserved: {'yes' if self.system_prompt_preserved else 'no'}",
+            "- system prompt: " + (f"kept ({len(system)} message{'s' * (len(system) != 1)})"
+                                   if self.system_prompt_preserved else "none in the input"),
         ]
         if self.retention:
             r = self.retention
@@ -156,16 +162,24 @@ class CompressionResult:
             lines.append(f"- handover check: {self.handover.describe()}")
         if self.llm:
             lines.append(f"- llm rewrite: {self.llm.describe()}")
+        if system:
+            lines += ["", headings["system"], ""]
+            lines += ["\n\n".join(render_messages([m]).split(": ", 1)[1] for m in system)]
         if self.summary:
             lines += ["", self.summary.render()]
-        kept = [m for m, o in zip(self.messages, self.origin) if o is not None]
-        if kept:
-            lines += ["", "---", "", f"## Recent messages ({len(kept)})"]
-            for message in kept:
+        if recent:
+            lines += ["", "---", "", headings["recent"].format(n=len(recent))]
+            for message in recent:
                 lines += ["", f"**{message.role}**" + (f" ({message.name})" if message.name
                                                         else ""), "",
                           render_messages([message]).split(": ", 1)[1]]
         return "\n".join(lines) + "\n"
+
+
+_HEADINGS = {
+    "en": {"system": "## System prompt", "recent": "## Recent messages ({n})"},
+    "zh": {"system": "## 系统提示", "recent": "## 最近消息（{n} 条）"},
+}
 
 
 def result_schema() -> dict[str, Any]:
