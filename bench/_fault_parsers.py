@@ -163,6 +163,10 @@ def check_document(
             result = compress(conv, budget=budget)
             if api_errors is not None:
                 problems = api_errors(result.to_openai(), result.to_anthropic())
+                if not any(m.role != "system" for m in conv.messages):
+                    # a system prompt alone comes back as it is: Anthropic's empty list of
+                    # messages is the input's, not something precis made
+                    problems = [e for e in problems if e != "messages must be a non-empty list"]
                 if problems:
                     return "bug", f"compress output rejected: {problems[0]}"[:200]
     except precis.PrecisError:

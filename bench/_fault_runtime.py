@@ -111,6 +111,10 @@ def run_session(seed: int, *, every_add: bool = True) -> tuple[Counter[str], dic
     for item in items:
         memory.add(item)
         check("add")
+        if item["role"] == "tool" and item["content"] not in json.dumps(
+                memory.to_openai(), ensure_ascii=False):
+            # a result just added is what the model needs next: never out of the export
+            fail("result lost", f"the result of {item['tool_call_id']} is not in to_openai()")
         if not (every_add or item["role"] in ("user", "tool")):
             continue
         try:

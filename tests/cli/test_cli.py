@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from precis import InputNotFoundError, load
 from precis.cli import main
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coding_session.json"
@@ -104,6 +105,30 @@ def test_missing_file_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     code, _, err = run(["inspect", str(tmp_path / "nope.json")], capsys)
     assert code == 2
     assert "nope.json" in err
+
+
+def test_a_path_the_system_cannot_take_exits_2(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A name too long for the file system raised OSError (a traceback, exit 1)."""
+    for path in ("x" * 5000, "a/" * 3000 + "b.json"):
+        code, _, err = run(["compress", path], capsys)
+        assert code == 2 and err.startswith("precis: error: ") and len(err.splitlines()) == 1
+        assert "cannot read" in err
+    with pytest.raises(InputNotFoundError, match="File name too long"):
+        load(Path(tmp_path / ("y" * 5000)))
+
+
+def test_a_usage_error_is_one_line_naming_the_help(capsys: pytest.CaptureFixture[str]) -> None:
+    """click printed three lines (Usage:, Try ..., Error: ...); precis's own errors are one."""
+    for argv, says in ((["compress", str(EXAMPLE), "--budget", "x"], "'x' is not a valid"),
+                       (["compress", str(EXAMPLE), "-O", "yaml"], "'yaml' is not one of"),
+                       (["compress"], "Missing argument 'FILE'"),
+                       (["nosuchcommand"], "No such command 'nosuchcommand'"),
+                       (["memory", "search", "x", "-k", "many"], "'many' is not a valid")):
+        code, _, err = run(argv, capsys)
+        assert code == 2, argv
+        assert len(err.splitlines()) == 1 and err.startswith("precis: error: "), err
+        assert says in err and "--help`" in err, err
 
 
 def test_bad_pick_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -487,3 +487,21 @@ def test_a_tool_call_inside_a_system_message_survives_export() -> None:
     assert payload["system"] == "Be brief."
     again = parse_anthropic_messages(payload["messages"], "again", payload["system"])
     assert [c.id for m in again for c in m.tool_calls] == ["t1"]
+
+
+def test_openai_tool_calls_in_an_anthropic_list_are_calls() -> None:
+    """The fault campaign's find: `--format anthropic` on a list with OpenAI tool_calls
+    left the calls in metadata (their results became orphans, the calls were lost)."""
+    import precis
+
+    doc = [{"role": "user", "content": "list the files"},
+           {"role": "assistant", "content": "", "tool_calls": [
+               {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+           {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+           {"role": "assistant", "content": "One file: a.py."}]
+    conv = precis.load(doc, format="anthropic")
+    assert [c.id for m in conv for c in m.tool_calls] == ["c1"]
+    assert conv.warnings == [] and "tool_calls" not in conv[1].metadata
+    with pytest.raises(precis.FormatError, match="function_call"):
+        precis.load([{"role": "user", "content": "x"}, {"role": "assistant", "content": "",
+                     "function_call": {"name": "f", "arguments": "{}"}}], format="anthropic")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from _embedders import WordHashEmbedder
 
-from precis import Message, NotFoundError, QueryError, StoreError, load
+from precis import InputError, Message, NotFoundError, QueryError, StoreError, load
 from precis.memory import Filters, Memory, MemoryCard, SQLiteStore, extract_cards
 from precis.model import Conversation
 
@@ -220,6 +220,23 @@ def test_export_import_round_trip(new_store, memory: Memory) -> None:  # type: i
         with pytest.raises(Exception, match=r"<input>:2: unknown card type 'weird'"):
             other.import_lines(bad)
         assert other.stats()["cards"] == 0  # nothing written from a file with a bad line
+
+
+def test_import_takes_lines_read_as_bytes_and_names_a_line_that_is_not_text(
+        new_store, memory: Memory) -> None:  # type: ignore[no-untyped-def]
+    """The fault campaign's find: a line that was no text (None, a number) raised a bare
+    AttributeError from deep down; bytes (a file opened in binary mode) are read as UTF-8."""
+    memory.ingest(FIX / "sql_en.json", user="ana")
+    lines = list(memory.export())
+    with Memory(new_store("bytes"), embedder="none") as copy:
+        assert copy.import_lines([line.encode() for line in lines])[1] > 0
+    with Memory(new_store("junk"), embedder="none") as other:
+        for junk, says in ((None, "must be text, got NoneType"), (5, "must be text, got int"),
+                           (b"\xff\xfe{}", "not UTF-8")):
+            with pytest.raises(InputError, match=says) as info:
+                other.import_lines([lines[0], junk])  # type: ignore[list-item]
+            assert info.value.where == "<input>:2"
+        assert other.stats()["cards"] == 0
 
 
 def test_store_refuses_what_it_cannot_open(tmp_path: Path) -> None:

@@ -71,6 +71,16 @@ def test_lone_surrogates_in_ids_are_no_crash(memory: Memory) -> None:
     assert memory.search("timeout", user="\ud800").hits == []
 
 
+def test_a_query_with_a_lone_surrogate_is_searched(memory: Memory) -> None:
+    """The fault campaign's find: a Chinese query with a lone surrogate (a model cut an
+    emoji in half) raised UnicodeEncodeError from the store; it is searched as if the
+    surrogate were a replacement character."""
+    for query in ("导出\ud800超时", "export\udc00 timeout", "\ud83d导出接口"):
+        result = memory.search(query)
+        assert "\ud800" not in result.query and "\udc00" not in result.query
+    assert memory.search("导出接口\ud800超时").hits  # the words around it still count
+
+
 def test_python_data_with_a_lone_surrogate_is_stored_cleaned(memory: Memory) -> None:
     text = "the deploy key \ud800 rotates every 30 days and lives in vault/prod/deploy"
     conv = Conversation([Message.of("user", text)], id="s-surrogate")

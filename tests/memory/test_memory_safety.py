@@ -19,22 +19,8 @@ from precis.memory.store import open_store
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "compact"
 
-WRITER = textwrap.dedent(
-    """
-    import sys
-    from precis.memory import MemoryCard
-    from precis.memory.store import open_store
-
-    location, tag, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    store = open_store(location)
-    for i in range(count):
-        card = MemoryCard(id=f"{tag}-{i}", content=f"card {i} written by {tag} " + "x" * 200,
-                          session_id=tag)
-        store.add([card])           # one transaction per card
-        print(card.id, flush=True)  # printed only once committed
-    store.close()
-    """
-)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from _fault_memory import WRITER  # noqa: E402  (the fault campaign's writer process)
 
 INGEST = textwrap.dedent(
     """

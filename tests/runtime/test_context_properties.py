@@ -84,6 +84,26 @@ def test_a_late_result_takes_the_place_of_its_stub() -> None:
         p.content for m in memory.messages() for p in m.tool_results)
 
 
+def test_a_result_whose_call_was_compacted_away_is_told_not_lost() -> None:
+    """The compaction took the whole round, the call with it (no stub left), while one of
+    two parallel results was still to come; that result then arrived and was left out of
+    every export (an orphan): the model never saw it. It is told in a user message now."""
+    memory = ContextMemory(config=ContextConfig(max_tokens=600, last_keep=2, msg_threshold=4))
+    memory.add({"role": "user", "content": "read both files " * 30})
+    memory.add(_call("c1", "c2"))
+    memory.add(_result("c1", "A" * 2000))
+    assert memory.compress_if_needed()
+    assert not any(c.id == "c2" for m in memory.messages() for c in m.tool_calls)
+    memory.add(_result("c2", "B: the export job times out after 30 s"))
+    openai = memory.to_openai()
+    assert runtime.pairing_errors(openai, memory.to_anthropic()) == []
+    assert openai[-1]["role"] == "user"
+    assert "B: the export job times out after 30 s" in openai[-1]["content"]
+    assert "run (call c2)" in openai[-1]["content"]
+    memory.add(_result("never-called", "an orphan"))  # a result without any call stays out
+    assert "an orphan" not in str(memory.to_openai())
+
+
 def test_every_export_is_repaired() -> None:
     """Orphan results and calls still waiting pass through to_openai() no more."""
     memory = ContextMemory(max_tokens=100_000)

@@ -47,6 +47,11 @@ def _run(cli: object, argv: Sequence[str] | None) -> int:
                           prog_name="precis", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return int(exc.exit_code)
+    except click.UsageError as exc:  # one line, as precis's own errors (click prints three)
+        command = exc.ctx.command_path if exc.ctx is not None else "precis"
+        click.echo(f"precis: error: {exc.format_message()} (see `{command} --help`)",
+                   err=True)
+        return int(exc.exit_code)
     except click.ClickException as exc:
         exc.show()
         return int(exc.exit_code)

@@ -109,11 +109,15 @@ def _read_limited(stream: BinaryIO, limit: int, source: str) -> bytes:
 
 def _read_path(path: Path, limit: int) -> bytes:
     source = str(path)
-    if not path.exists():
-        raise InputNotFoundError("no such file", where=source)
-    if not path.is_file():
-        raise InputNotFoundError("not a regular file", where=source)
-    size = path.stat().st_size
+    try:
+        if not path.exists():
+            raise InputNotFoundError("no such file", where=source)
+        if not path.is_file():
+            raise InputNotFoundError("not a regular file", where=source)
+        size = path.stat().st_size
+    except OSError as exc:  # a name too long, a path through a file, no permission ...
+        raise InputNotFoundError(f"cannot read: {exc.strerror or exc}",
+                                 where=source[:200]) from None
     if size > limit:
         raise InputTooLargeError(
             f"file is {_human(size)}, over the limit of {_human(limit)}; split it, or "

@@ -22,7 +22,7 @@ from typing import Any
 from precis.errors import FormatError, NestingTooDeepError
 from precis.formats._reader import Document
 from precis.formats.base import ConversationFormat
-from precis.formats.openai import describe, timestamp_of
+from precis.formats.openai import describe, parse_openai_tool_calls, timestamp_of
 from precis.model import (
     Conversation,
     Image,
@@ -213,6 +213,19 @@ class AnthropicReader:
                 content = [{"type": "tool_result", "tool_use_id": call_id, "content": content}]
         parts = self.parts(content, role, label, where)
         meta = _extra_fields(item)
+        if "tool_calls" in item or "function_call" in item:
+            # OpenAI calls in an Anthropic list (a mixed history): read as calls, never
+            # dropped into metadata where no one sees them
+            if role != "assistant" or "function_call" in item:
+                raise FormatError(f"{label} has OpenAI "
+                                  f"{'tool_calls' if 'tool_calls' in item else 'function_call'}"
+                                  " (read the file with --format openai)", where=where)
+            calls = parse_openai_tool_calls(item["tool_calls"], where=where, label=label,
+                                            index=len(self.tool_names))
+            for call in calls:
+                self.tool_names[call.id] = call.name
+            parts = [*parts, *calls]
+            meta.pop("tool_calls")
         if metadata:
             meta.update(metadata)
         if role in ("tool_result", "tool"):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from precis._surrogates import clean_text
 from precis.errors import EmbeddingError, QueryError
 from precis.memory.card import MemoryCard
 from precis.memory.query import SESSION_CUE_WORDS, QueryPlan, understand
@@ -146,6 +147,8 @@ def search(
         raise QueryError(f"context must be a whole number from 0 to 20, got {context!r}")
     timings: dict[str, float] = {}
     t = time.perf_counter()
+    if isinstance(query, str):
+        query = clean_text(query)  # a lone surrogate is no word to look for
     plan = understand(query, today=today)
     timings["understand"] = time.perf_counter() - t
     notes: list[str] = []

@@ -54,9 +54,16 @@ def read_export(lines: Iterable[str], *, where: str = "<input>") -> Imported:
     """Every line of an export, checked (InputError naming the line on the first bad one)."""
     out = Imported([], [])
     for number, line in enumerate(lines, 1):
+        at = f"{where}:{number}"
+        if isinstance(line, (bytes, bytearray)):  # a file opened in binary mode
+            try:
+                line = bytes(line).decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError("a line is not UTF-8 text", where=at) from None
+        if not isinstance(line, str):
+            raise InputError(f"a line must be text, got {type(line).__name__}", where=at)
         if not line.strip():
             continue
-        at = f"{where}:{number}"
         try:
             data = json.loads(line)
         except json.JSONDecodeError as err:

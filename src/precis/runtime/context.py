@@ -49,6 +49,7 @@ __all__ = ["ContextMemory"]
 
 _STATE_VERSION = 1
 _REPAIR_MARK = "precis_repair"  # metadata key precis.compact._pairs marks its stubs with
+_LATE_MARK = "precis_late_result"  # a result told as text: its call was compacted
 # the strategies' names for seed 004's four prompt slots (precis.llm)
 _SLOTS: dict[str, Any] = {"tool_runs": "tool_calls", "summarize_rounds": "previous_round",
                           "current_large": "large_message", "current_round": "current_round"}
@@ -106,10 +107,10 @@ class ContextMemory:
                 self._original.append(m)
                 if m.role == "user" and not m.tool_results:
                     self._request = requested_compaction(m, self.trigger_cues)
-                m = self._fill_stubs(m)
-                if m.parts:
-                    self._working.append(m)
-                    self._tokens.append(self.counter.count_message(m))
+                for kept in self._late_results(self._fill_stubs(m)):
+                    if kept.parts:
+                        self._working.append(kept)
+                        self._tokens.append(self.counter.count_message(kept))
 
     def _fill_stubs(self, message: Message) -> Message:
         """Put each result of ``message`` in the place of the stub a compaction gave its
@@ -135,6 +136,30 @@ class ContextMemory:
             self._working[at] = filled
             self._tokens[at] = self.counter.count_message(filled)
         return message if len(left) == len(message.parts) else replace(message, parts=left)
+
+    def _late_results(self, message: Message) -> list[Message]:
+        """``message``, with each result whose call a compaction took in whole (summarized
+        or offloaded, no stub left) told in a user message after it: an API refuses a result
+        without its call, and left out on export it would be lost to the model."""
+        results = message.tool_results
+        if not results:
+            return [message]
+        live = {c.id for m in self._working for c in m.tool_calls}
+        late = [r for r in results if r.call_id not in live]
+        if not late:
+            return [message]
+        called = {c.id: c.name for m in self._original for c in m.tool_calls}
+        late = [r for r in late if r.call_id in called]  # a true orphan stays as it is
+        if not late:
+            return [message]
+        notes: list[Part] = [Text(
+            f"[the result of {called[r.call_id] or 'a tool'} (call {r.call_id})"
+            f"{', an error' if r.is_error else ''}, which arrived after its call was "
+            f"compacted]\n{r.content}") for r in late]
+        rest = [p for p in message.parts if not (isinstance(p, ToolResult) and p in late)]
+        note = Message("user", notes, id=message.id, timestamp=message.timestamp,
+                       metadata={**message.metadata, _LATE_MARK: True})
+        return [replace(message, parts=rest), note]
 
     def extend(self, messages: Iterable[Any]) -> None:
         for message in messages:
