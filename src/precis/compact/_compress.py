@@ -27,7 +27,7 @@ Steps (one pass, no LLM):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ from precis.analysis import AnalysisConfig, analyze
 from precis.analysis.classify import TypeVoter
 from precis.compact._dates import DateFormatter
 from precis.compact._emitted import TextCounts, check_outputs, emitted_tokens
+from precis.compact._emitted import list_tokens as _list_tokens
 from precis.compact._kind import choose_template, fragment_language
 from precis.compact._pairs import repair
 from precis.compact._rewrite import LLMRewrite, rewrite_summary, skipped
@@ -443,32 +444,6 @@ def _latest_timestamp(conv: Conversation) -> str | None:
         if message.timestamp:
             return message.timestamp
     return None
-
-
-def _list_tokens(
-    messages: list[Message], sizes: list[int], counter: TokenCounter | LineMemo
-) -> Callable[[list[Message]], int]:
-    """``counter.count_messages`` for lists made mostly of the input ``messages`` (whose
-    tokens are ``sizes``): a message equal to an input message takes its size (``repair``
-    returns equal copies that hold the same parts), only the others are counted (by a
-    :class:`LineMemo`: the summary message from the lines the fill counted already)."""
-    by_parts: dict[tuple[object, ...], list[int]] = {}
-    for i, m in enumerate(messages):
-        by_parts.setdefault((m.role, m.id, m.name, *map(id, m.parts)), []).append(i)
-
-    def tokens(msgs: list[Message]) -> int:
-        known = 0
-        others: list[Message] = []
-        for m in msgs:
-            for i in by_parts.get((m.role, m.id, m.name, *map(id, m.parts)), ()):
-                if messages[i] is m or messages[i] == m:
-                    known += sizes[i]
-                    break
-            else:
-                others.append(m)
-        return known + counter.count_messages(others)
-
-    return tokens
 
 
 def _message_frame(counter: TokenCounter) -> int:

@@ -5,7 +5,9 @@ A budget is a promise about what the caller sends or shows: the OpenAI message l
 its own), the Anthropic payload (turns merged, thinking left out), the plain text
 (``compressed_prompt``) or the Markdown report (a header of figures, headings). Each form
 is counted by precis's own counter the way a user would count it: the message lists read
-back and counted with the per-message framing, the text and the report as text.
+back and counted with the per-message framing, the text and the report as text. The lists
+``compress`` tries are counted from what is known of the input (``list_tokens``,
+``TextCounts``), so checking every form costs little.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from precis.errors import ConfigError
 from precis.model import Message
 from precis.tokens import TokenCounter
 from precis.tokens.base import _message_cost
+from precis.tokens.lines import LineMemo
 
-__all__ = ["DEFAULT_OUTPUTS", "OUTPUTS", "TextCounts", "check_outputs", "emitted_tokens"]
+__all__ = ["DEFAULT_OUTPUTS", "OUTPUTS", "TextCounts", "check_outputs", "emitted_tokens",
+           "list_tokens"]
 
 OUTPUTS = ("openai", "anthropic", "text", "markdown")
 DEFAULT_OUTPUTS = ("openai", "anthropic", "text")
@@ -120,3 +124,29 @@ def emitted_tokens(
         if stop_over is not None and out.get(form, 0) > stop_over:
             break
     return out
+
+
+def list_tokens(
+    messages: list[Message], sizes: list[int], counter: TokenCounter | LineMemo
+) -> Callable[[list[Message]], int]:
+    """``counter.count_messages`` for lists made mostly of the input ``messages`` (whose
+    tokens are ``sizes``): a message equal to an input message takes its size (``repair``
+    returns equal copies that hold the same parts), only the others are counted (by a
+    :class:`LineMemo`: the summary message from the lines the fill counted already)."""
+    by_parts: dict[tuple[object, ...], list[int]] = {}
+    for i, m in enumerate(messages):
+        by_parts.setdefault((m.role, m.id, m.name, *map(id, m.parts)), []).append(i)
+
+    def tokens(msgs: list[Message]) -> int:
+        known = 0
+        others: list[Message] = []
+        for m in msgs:
+            for i in by_parts.get((m.role, m.id, m.name, *map(id, m.parts)), ()):
+                if messages[i] is m or messages[i] == m:
+                    known += sizes[i]
+                    break
+            else:
+                others.append(m)
+        return known + counter.count_messages(others)
+
+    return tokens
