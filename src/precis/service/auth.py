@@ -42,30 +42,37 @@ class Gate:
         self._buckets: dict[str, tuple[float, float]] = {}  # key id -> (tokens, at)
 
     def keys_required(self) -> bool:
-        if self.service.settings.require_keys:
-            return True
+        known = self._keys_known()
+        if known is not None:
+            return known
         now = time.monotonic()
-        with self._lock:
-            at, known = self._has_keys
-            if now - at < _KEYS_TTL:
-                return known
         known = any(k.active for k in self.service.store.api_keys())
         with self._lock:
             self._has_keys = (now, known)
         return known
 
+    def _keys_known(self) -> bool | None:
+        """Whether keys are needed, when that is known without reading the store."""
+        if self.service.settings.require_keys:
+            return True
+        with self._lock:
+            at, known = self._has_keys
+        return known if time.monotonic() - at < _KEYS_TTL else None
+
+    def tenant_cached(self, headers: Mapping[str, str]) -> str | None:
+        """:meth:`tenant` when it needs no store read (a call without a key while whether
+        the store has keys is known from the last second), else None: the event loop calls
+        this and leaves the rest to :meth:`tenant` in a thread."""
+        if key_of(headers) is not None:
+            return None
+        required = self._keys_known()
+        return None if required is None else self._keyless(required)
+
     def tenant(self, headers: Mapping[str, str]) -> str:
         """The tenant of a call, after its key and rate limit are checked."""
         key = key_of(headers)
         if key is None:
-            if self.keys_required():
-                raise ServiceError(401, "Unauthorized",
-                                   "this server needs an API key: send 'Authorization: Bearer "
-                                   "<key>' or 'X-API-Key: <key>' (precis keys create)",
-                                   where="authorization",
-                                   headers={"WWW-Authenticate": "Bearer"})
-            self._spend("")
-            return self.service.settings.tenant
+            return self._keyless(self.keys_required())
         record = authenticate(self.service.store, key)
         if record is None:
             raise ServiceError(401, "Unauthorized", "the API key is not valid (unknown, "
@@ -73,6 +80,15 @@ class Gate:
                                headers={"WWW-Authenticate": "Bearer"})
         self._spend(record.id)
         return record.tenant
+
+    def _keyless(self, keys_required: bool) -> str:
+        if keys_required:
+            raise ServiceError(401, "Unauthorized",
+                               "this server needs an API key: send 'Authorization: Bearer "
+                               "<key>' or 'X-API-Key: <key>' (precis keys create)",
+                               where="authorization", headers={"WWW-Authenticate": "Bearer"})
+        self._spend("")
+        return self.service.settings.tenant
 
     def _spend(self, key_id: str) -> None:
         limits = self.service.limits

@@ -12,10 +12,11 @@ from typing import Annotated, Any
 
 import anyio.to_thread
 from fastapi import Body, Depends, FastAPI, Path, Query, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from fastapi.responses import PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, create_model
 
 from precis.service._context import Ctx, Service
+from precis.service._json import FastJSONResponse
 from precis.service.auth import Gate
 from precis.service.errors import ERROR_SCHEMA
 from precis.service.operations import OPERATIONS, Operation
@@ -79,13 +80,16 @@ def _endpoint(service: Service, gate: Gate, op: Operation) -> Any:
 
     async def endpoint(**kwargs: Any) -> Response:
         payload = kwargs.get("payload")
-        data = payload.model_dump(exclude_unset=True) if payload is not None else {}
-        data.update({name: kwargs[name] for name in path_names})
-        args = op.args.model_validate(data)
+        if isinstance(payload, op.args):  # the whole model, validated already
+            args = payload
+        else:
+            data = payload.model_dump(exclude_unset=True) if payload is not None else {}
+            data.update({name: kwargs[name] for name in path_names})
+            args = op.args.model_validate(data)
         result = await run_operation(service, op, kwargs["tenant"], args)
         if isinstance(result, Markdown):
             return PlainTextResponse(str(result), media_type="text/markdown; charset=utf-8")
-        return JSONResponse(result, status_code=op.status)
+        return FastJSONResponse(result, status_code=op.status)
 
     endpoint.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     endpoint.__name__ = op.name.replace(".", "_")
@@ -93,8 +97,12 @@ def _endpoint(service: Service, gate: Gate, op: Operation) -> Any:
 
 
 def _tenant(gate: Gate) -> Any:
-    def tenant(request: Request) -> str:
-        found = gate.tenant(request.headers)
+    async def tenant(request: Request) -> str:
+        # on the event loop when the answer needs no store (no key, and whether the store
+        # has keys known within the last second); in a thread when it reads the store
+        found = gate.tenant_cached(request.headers)
+        if found is None:
+            found = await anyio.to_thread.run_sync(gate.tenant, request.headers)
         request.state.tenant = found
         return found
 
@@ -112,4 +120,4 @@ def add_routes(app: FastAPI, service: Service, gate: Gate) -> None:
             op.path, _endpoint(service, gate, op), methods=[op.method], name=op.name,
             operation_id=op.name.replace(".", "_"), summary=op.summary,
             description=(op.args.__doc__ or "").strip(), tags=[op.tag],
-            status_code=op.status, responses=responses, response_class=JSONResponse)
+            status_code=op.status, responses=responses, response_class=FastJSONResponse)
