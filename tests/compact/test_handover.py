@@ -250,6 +250,17 @@ def _compress_in_a_process(path: Path, budget: int, seed: str) -> bytes:
     return proc.stdout
 
 
+def test_a_real_session_gives_the_same_json_in_every_process(shared_data: Path) -> None:
+    # a Claude Code session (spotter, eval/handover) whose terms tie in count: their order
+    # came from a set's order, so two processes wrote "Terms used throughout" differently
+    path = shared_data.parent / "eval" / "handover" / "sessions" / \
+        "spotter-4d5611e5.prefix.jsonl"
+    if not path.is_file():
+        pytest.skip(f"no {path}")
+    outputs = {_compress_in_a_process(path, 5312, seed) for seed in ("1", "2", "3", "4")}
+    assert len(outputs) == 1
+
+
 @pytest.mark.parametrize("kind", ["agent", "chat"])
 def test_the_same_input_gives_the_same_json_in_every_process(tmp_path: Path,
                                                              kind: str) -> None:
@@ -390,3 +401,26 @@ def test_room_the_handover_leaves_goes_to_the_messages_before_a_long_last_one() 
     results = [p.call_id for m in result.messages for p in m.parts
                if isinstance(p, precis.ToolResult)]
     assert calls == results  # every kept call has its result, in order
+
+
+
+def test_a_sentence_the_user_pastes_back_from_the_assistant_is_not_their_background(
+        shared_data: Path) -> None:
+    # a Chinese chat (ShareGPT): msg 35 pastes back, nearly word for word, the assistant's
+    # advice of msg 34 to ask what it means; the "background and constraints (the user's
+    # own)" section listed it as the user's
+    path = shared_data.parent / "eval" / "handover" / "sessions" / \
+        "sharegpt-zh-sgd333.prefix.jsonl"
+    if not path.is_file():
+        pytest.skip(f"no {path}")
+    bpe = shared_data / "tokenizers" / "o200k_base.tiktoken"
+    if not bpe.is_file():
+        pytest.skip(f"no {bpe}")
+    result = compress(precis.load(path), budget=1940, tokenizer=f"o200k_base:{bpe}")
+    assert result.summary is not None
+    background = [i.text for s in result.summary.sections if s.key == "background"
+                  for i in s.items]
+    assert not any("特定IP地址或子网" in t for t in background), background
+    # the question that quotes it stays, with the answer it got
+    assert any("特定IP地址或子网" in i.text and "您了解这句话的含义吗" in i.text
+               for i in result.summary.items)

@@ -161,11 +161,38 @@ def build_background(story: Story, key: str) -> list[Entry]:
             continue  # what a terminal printed is not the user's background
         if f.id in a.consolidation.superseded_by or a.importance[i].level == "LOW":
             continue
+        if _said_before_by_assistant(story, f.text, f.provenance.message):
+            continue  # the user quotes the assistant (to ask about it): not their own words
         variants = tuple(dict.fromkeys((story.core(f.text, 260), clip(f.text, 100))))
         out.append(Entry(key, f.provenance.message + i / 1e6, 4.0 + a.importance[i].score,
                          variants, (f.id,), kind=a.classifications[i].type,
                          why=f"the user's own {a.classifications[i].type}"))
     return out
+
+
+def _said_before_by_assistant(story: Story, text: str, message: int) -> bool:
+    """Whether ``text`` repeats a sentence an assistant said before ``message``, word for
+    word or nearly (a user who pastes it back to ask about it): most of its units (words;
+    character pairs in Chinese) are in one such sentence."""
+    mine = _units(text)
+    if len(mine) < 6:
+        return False
+    for m in story.conv.messages[story.start:message]:
+        if m.role == "assistant":
+            for said in sentences(m.text):
+                if len(mine & _units(said)) >= _NEAR * len(mine):
+                    return True
+    return False
+
+
+_NEAR = 0.6  # the share of a sentence's units that makes it a repeat of another
+_ZH = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _units(text: str) -> set[str]:
+    if _ZH.search(text):
+        return {text[k:k + 2] for k in range(len(text) - 1) if not text[k:k + 2].isspace()}
+    return {w.lower() for w in re.findall(r"\w+", text)}
 
 
 def build_delivered(story: Story, key: str) -> list[Entry]:

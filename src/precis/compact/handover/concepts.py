@@ -120,7 +120,7 @@ def build_concepts(story: Story, key: str) -> list[Entry]:
         f = frags[i]
         if f.role != "assistant" or f.kind in ("tool_call", "tool_result", "code", "thinking"):
             continue
-        for t in set(_TERM.findall(f.text)):
+        for t in dict.fromkeys(_TERM.findall(f.text)):  # (in order: ties keep it)
             if not t.startswith(("/", "http")) and " " not in t.strip():
                 terms[t] += 1
                 term_cite.setdefault(t, f.id)

@@ -22,7 +22,8 @@ __all__ = ["build_actions", "build_identifiers", "build_policy", "build_replies"
 _STOP = frozenset({"my", "is", "the", "a", "an", "it", "it's", "its", "and", "of", "for", "to",
                    "was", "are", "i", "i'm", "me", "our", "your", "with", "have", "has", "had",
                    "under", "by", "on", "in", "at", "as", "be", "this", "that", "sure", "ok",
-                   "yes", "please", "here", "there", "use", "using", "can", "you"})
+                   "yes", "please", "here", "there", "use", "using", "can", "you", "their",
+                   "his", "her", "we", "they", "these", "those"})
 # a code in capitals (a booking reference: IFOYYZ) and the capitalised words that are none
 _CODE = re.compile(r"(?<![\w-])[A-Z][A-Z0-9]{4,11}(?![\w-])")
 _SHOUTED = frozenset({"HELLO", "PLEASE", "THANKS", "SORRY", "URGENT", "ASAP", "THANK", "REALLY",
