@@ -48,6 +48,8 @@ async def _exercise(client: Client) -> dict[str, Any]:
     compressed = await call("compress_context", conversation=conversation, budget=300,
                             output="openai")
     assert compressed[0]["role"] == "system" and len(compressed) >= 2
+    as_json = await call("compress_context", conversation=conversation, budget=300)
+    assert as_json["template"] == "claude"  # the layout an agent session calls for
     several = [conversation, [{"role": "user", "content": "Ping?"},
                               {"role": "assistant", "content": "Pong."}]]
     listing = await call("list_conversations", conversation=several)

@@ -34,6 +34,12 @@ def test_compress_answers_the_clis_json_and_the_other_outputs(server: Server,
         jsonschema.validate(result, result_schema())
         assert result["compressed_tokens"] <= 400 < result["original_tokens"]
         assert result["summary"]["sections"] and result["dropped"]
+        # the layout the library and the CLI choose: the example is an agent session (tool
+        # calls), so a handover; the service forced a chat's sections before
+        assert result["template"] == "claude"
+        assert http.post("/v1/compress", json={"conversation": conversation, "budget": 400,
+                                               "template": "sections"}).json()["template"] \
+            == "sections"
         # every summary line cites fragments; the page can show kept / summarized / dropped
         items = [i for s in result["summary"]["sections"] for i in s["items"]]
         assert items and all(i["sources"] for i in items)

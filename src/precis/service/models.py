@@ -67,8 +67,11 @@ class CompressArgs(_Conversation):
     budget: int | None = Field(None, ge=1, le=10_000_000,
                                description="Token budget the whole output fits (by tokenizer).")
     level: Level = Field("normal", description="How hard to compress when no budget is given.")
-    template: str = Field("sections", max_length=40,
-                          description="Summary layout: sections, claude or log.")
+    template: str = Field("auto", max_length=40,
+                          description="Summary layout: auto (the one the conversation calls "
+                                      "for: a handover for agent sessions, service for "
+                                      "customer-service dialogues, sections for chats, log "
+                                      "for small talk), or one of them by name.")
     tokenizer: str = Field("estimate", max_length=40,
                            description="Token counter: estimate, estimate:cl100k, o200k_base, "
                                        "cl100k_base ...")

@@ -63,7 +63,7 @@ def check_tokenizer(spec: str) -> str:
 def _check_template(name: str) -> str:
     from precis.compact import builtin_templates
 
-    known = sorted(builtin_templates())
+    known = ["auto", *sorted(builtin_templates())]
     if name not in known:
         raise ConfigError(f"unknown template {name!r}; this server takes: {', '.join(known)}",
                           where="template")
