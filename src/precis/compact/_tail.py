@@ -150,7 +150,8 @@ def grow_tail(messages: list[Message], sizes: list[int], first: int, start: int,
               ) -> tuple[int, list[Message], int]:
     """The tail ``tail`` (from ``start``, ``tokens`` tokens) with earlier messages put
     before it, their long parts cut to their heads, while the whole stays within ``limit``
-    and starts where no tool call is parted from its result; never before ``first``.
+    and starts where no tool call is parted from its result, after ``first`` (the
+    summary keeps at least that message).
     (For a tail whose last message alone is too long to keep whole: the rest of the room
     goes to the messages before it.)"""
     valid = valid_starts(messages)
