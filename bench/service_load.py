@@ -86,7 +86,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(store: Path, workers: int, home: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start(store: Path, workers: int, home: Path
+          ) -> tuple[subprocess.Popen[bytes], str, set[int]]:
+    """The server, its URL and its workers' process ids (once every worker answers)."""
     port = free_port()
     env = {**os.environ, "PRECIS_HOME": str(home)}
     proc = subprocess.Popen(
@@ -98,14 +100,29 @@ def start(store: Path, workers: int, home: Path) -> tuple[subprocess.Popen[bytes
     import httpx
 
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    pids: set[int] = set()
+    while time.monotonic() < deadline:  # until every worker answers (a new connection each)
         try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
-                return proc, url
+            pids.add(httpx.get(f"{url}/healthz", timeout=1).json()["pid"])
+            if len(pids) >= workers:
+                return proc, url, pids
         except httpx.HTTPError:
-            time.sleep(0.2)
+            pass
+        time.sleep(0.1)
+    if pids:  # some worker never answered a new connection (uvicorn's shared socket)
+        print(f"warning: {len(pids)} of {workers} workers answered", file=sys.stderr)
+        return proc, url, pids
     proc.kill()
     raise RuntimeError(f"the server did not start: {proc.stderr.read().decode()[-2000:]}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far (user + system), from /proc (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -254,13 +271,17 @@ def main() -> None:
         for workers in [int(w) for w in args.workers.split(",")]:
             store = Path(tmp) / f"w{workers}.sqlite3"
             shutil.copy(base, store)
-            proc, url = start(store, workers, Path(tmp))
+            proc, url, pids = start(store, workers, Path(tmp))
             try:
                 plan = requests_plan(args.requests, mix, seed=workers)
                 asyncio.run(load(url, plan[:64], min(args.clients, 8), session, searches,
                                  args.budget))  # warm every worker
+                cpu = {pid: cpu_seconds(pid) for pid in pids}
                 run = asyncio.run(load(url, plan, args.clients, session, searches,
                                        args.budget))
+                # how the run's work fell on the workers (one with all of it: no spreading)
+                run["worker_cpu_s"] = sorted((round(cpu_seconds(p) - c, 2)
+                                              for p, c in cpu.items()), reverse=True)
                 if workers == 1:
                     figures["overhead"] = overhead(url, store, session, searches, args.budget,
                                                    args.overhead_repeat)
@@ -280,6 +301,8 @@ def main() -> None:
                       f"{v['overhead_ms']:.1f}"] for k, v in figures["overhead"].items()],
                     title="one client: over HTTP vs a library call")
     for workers, run in figures["runs"].items():
+        print(f"CPU seconds of each worker during the run ({workers} worker(s)): "
+              + " / ".join(f"{s:.1f}" for s in run["worker_cpu_s"]))
         if run["errors"]:
             print(f"errors ({workers} worker(s)): {json.dumps(run['errors'])}")
     if args.json:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
-import os
 from contextlib import closing
 
 import click
@@ -42,7 +40,9 @@ def _store_option(func: click.decorators.FC) -> click.decorators.FC:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @_store_option
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
-              help="Worker processes (each opens the store; state is in the store).")
+              help="Worker processes (each opens the store; state is in the store). "
+                   "On Linux each has a socket of its own (SO_REUSEPORT) and the "
+                   "kernel spreads connections over them.")
 @click.option("--max-body-mb", default=32, show_default=True, type=click.IntRange(1, 4096),
               help="Largest request body, MiB (413 beyond).")
 @click.option("--max-messages", default=20_000, show_default=True,
@@ -90,10 +90,11 @@ def serve_command(host: str, port: int, store: str | None, tenant: str, embedder
 
         uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level)
         return
-    data = {**settings.__dict__, "limits": settings.limits.__dict__}
-    os.environ["PRECIS_SERVE_SETTINGS"] = json.dumps(data)
-    uvicorn.run("precis.service.app:app_from_env", factory=True, host=host, port=port,
-                workers=workers, log_level=log_level)
+    from precis.service.workers import serve_workers
+
+    code = serve_workers(settings, host=host, port=port, workers=workers, log_level=log_level)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 @click.command("mcp")

@@ -66,8 +66,8 @@ def create_app(settings: ServiceSettings | None = None, *, mcp: bool = True) -> 
     add_routes(app, service, gate)
 
     @app.get("/healthz", include_in_schema=True, tags=["health"], summary="The process is up")
-    def healthz() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
+    def healthz() -> dict[str, str | int]:
+        return {"status": "ok", "version": __version__, "pid": os.getpid()}  # which worker
 
     @app.get("/readyz", tags=["health"], summary="The store answers",
              responses={503: {"description": "The store does not answer"}})
