@@ -110,8 +110,8 @@ def two_workers(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, se
         yield process, url, pids
     finally:
         if process.poll() is None:
-            process.kill()
-            process.communicate()
+            process.kill()  # its workers see they are orphans and stop within a second
+            process.communicate(timeout=30)
 
 
 @pytest.mark.skipif(not reuse_port_available(), reason="SO_REUSEPORT balancing is Linux's")
